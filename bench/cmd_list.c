@@ -1,0 +1,54 @@
+/* stagebench list [workload]: what can be run, with its parameters and its ladder. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../harness/error.h"
+#include "../harness/registry.h"
+#include "commands.h"
+
+static void needs_text(unsigned needs, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s%s%s", needs & SB_NEEDS_GPU ? "gpu" : "cpu",
+             needs & SB_NEEDS_CDP ? ",dynamic-parallelism" : "",
+             needs & SB_NEEDS_MULTI_GPU ? ",all-gpus" : "");
+}
+
+static void list_workload(const sb_workload *w)
+{
+    printf("%s: %s\n  parameters (--param name=value):\n", w->name, w->summary);
+    for (int i = 0; i < w->nparams; i++) {
+        const sb_param_decl *d = &w->params[i];
+        printf("    %-18s %-10s %s\n", d->name, d->def ? d->def : "(required)", d->help);
+    }
+    printf("  variants (reference: %s):\n    %-5s %-21s %-30s %s\n", w->reference, "stage",
+           "name", "needs", "adds / source");
+    for (int i = 0; i < w->nvariants; i++) {
+        const sb_variant *v = &w->variants[i];
+        char needs[64];
+        needs_text(v->needs, needs, sizeof needs);
+        printf("    %-5d %-21s %-30s %s\n    %-5s %-21s %-30s [%s]\n", v->stage, v->name, needs,
+               v->adds, "", "", "", v->source);
+    }
+}
+
+int sb_cmd_list(int argc, char **argv)
+{
+    if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
+        fputs("usage: stagebench list [workload]\n", argc == 2 && !strcmp(argv[1], "--help")
+                                                         ? stdout
+                                                         : stderr);
+        return argc == 2 && !strcmp(argv[1], "--help") ? 0 : 2;
+    }
+    if (argc == 2) {
+        const sb_workload *w = sb_find_workload(argv[1]);
+        if (!w) {
+            fprintf(stderr, "stagebench list: %s\n", sb_error());
+            return 2;
+        }
+        list_workload(w);
+        return 0;
+    }
+    for (int i = 0; i < sb_workload_count(); i++)
+        list_workload(sb_workload_at(i));
+    return 0;
+}

@@ -1,0 +1,134 @@
+/* stagebench run <workload> ...: every selected variant at one parameter point, into one records
+ * file (JSON + CSV). */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "../harness/context.h"
+#include "../harness/error.h"
+#include "../harness/registry.h"
+#include "commands.h"
+#include "runner.h"
+
+static const char usage[] =
+    "usage: stagebench run <workload> [options]\n"
+    "  --variant a,b|all  variants to measure (default all)\n"
+    "  --param name=value a workload parameter (repeatable; `stagebench list` shows them)\n"
+    "  --seed S           same as --param seed=S\n"
+    "  --device N|all     GPU to time single-GPU variants on (default 0); all = each GPU\n"
+    SB_MEASURE_OPTIONS_HELP
+    "  --reference V      CPU variant whose output validates the others (default the workload's)\n"
+    "  --out FILE         records file (default results/runs/<workload>-<UTC time>.json)\n"
+    "  --dump-output FILE the (validated) output, as text\n"
+    "  --quiet            no line per variant\n";
+
+static int fail(void)
+{
+    fprintf(stderr, "stagebench run: %s\n", sb_error());
+    return 2;
+}
+
+int sb_cmd_run(int argc, char **argv)
+{
+    const char *variants = "all", *device = NULL, *out = NULL, *dump = NULL, *reference = NULL;
+    const char *assignments[SB_MAX_PARAMS * 4];
+    int nassign = 0, quiet = 0;
+    char seed_assignment[64];
+    sb_measure_options opt;
+    sb_measure_defaults(&opt);
+    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        fputs(usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const sb_workload *w = sb_find_workload(argv[1]);
+    if (!w)
+        return fail();
+    for (int i = 2; i < argc; i++) {
+        char name[64];
+        const char *arg = argv[i], *value = NULL;
+        if (strncmp(arg, "--", 2) != 0) {
+            sb_fail("unexpected argument '%s' (see stagebench run --help)", arg);
+            return fail();
+        }
+        const char *eq = strchr(arg, '=');
+        size_t len = eq && strncmp(arg, "--param", 7) != 0 ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+        snprintf(name, sizeof name, "%.*s", (int)len, arg + 2);
+        if (eq && strncmp(arg, "--param", 7) != 0)
+            value = eq + 1;
+        else if (strcmp(name, "cold") && strcmp(name, "quiet") && i + 1 < argc)
+            value = argv[++i];
+        int known = sb_measure_option(&opt, name, value);
+        if (known < 0)
+            return fail();
+        if (known == 0)
+            continue;
+        if (strcmp(name, "quiet") == 0) {
+            quiet = 1;
+            continue;
+        }
+        if (!value) {
+            sb_fail("--%s needs a value (see stagebench run --help)", name);
+            return fail();
+        }
+        if (strcmp(name, "variant") == 0)
+            variants = value;
+        else if (strcmp(name, "param") == 0 && nassign < SB_MAX_PARAMS * 4)
+            assignments[nassign++] = value;
+        else if (strcmp(name, "seed") == 0) {
+            snprintf(seed_assignment, sizeof seed_assignment, "seed=%s", value);
+            assignments[nassign++] = seed_assignment;
+        } else if (strcmp(name, "device") == 0)
+            device = value;
+        else if (strcmp(name, "out") == 0)
+            out = value;
+        else if (strcmp(name, "dump-output") == 0)
+            dump = value;
+        else if (strcmp(name, "reference") == 0)
+            reference = value;
+        else {
+            sb_fail("unknown option --%s (see stagebench run --help)", name);
+            return fail();
+        }
+    }
+
+    sb_params params;
+    sb_params_init(&params, w->params, w->nparams);
+    for (int i = 0; i < nassign; i++)
+        if (sb_params_assign(&params, assignments[i]) != 0)
+            return fail();
+    sb_devices devices;
+    if (sb_devices_select(&devices, device) != 0)
+        return fail();
+    sb_point point = {w, &params, variants, reference, dump, &opt, &devices, quiet};
+    if (sb_point_check(&point) != 0)
+        return fail();
+
+    char path[4096];
+    if (out) {
+        snprintf(path, sizeof path, "%s", out);
+    } else {
+        char stamp[32];
+        time_t now = time(NULL);
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", gmtime(&now));
+        snprintf(path, sizeof path, "results/runs/%s-%s.json", w->name, stamp);
+    }
+    sb_records records;
+    json_t *context = sb_context_json(argc, argv, devices.info, devices.count, &opt);
+    if (!context || sb_records_open(&records, path, context, w) != 0)
+        return fail();
+    if (!quiet && devices.count)
+        printf("stagebench run %s: %d GPU(s) visible, timing on %s\n", w->name, devices.count,
+               devices.info[devices.nselected ? devices.selected[0] : 0].name);
+    else if (!quiet)
+        printf("stagebench run %s: %s: GPU variants skipped\n", w->name, sb_no_device_reason());
+    sb_point_outcome outcome = {0, 0, 0, 0, 0};
+    int rc = sb_point_run(&point, &records, &outcome);
+    sb_records_close(&records);
+    if (rc != 0)
+        return fail();
+    printf("%d valid, %d invalid, %d failed, %d skipped; records: %s (and .csv)\n", outcome.valid,
+           outcome.invalid, outcome.failed, outcome.skipped, path);
+    if (outcome.invalid || outcome.failed)
+        return 1;
+    return outcome.refused_named ? 2 : 0;
+}

@@ -1,0 +1,12 @@
+/* The subcommands of `stagebench`. Each returns the process exit status: 0 success, 1 a result
+ * the user must look at (failed validation, regression), 2 bad usage or input. */
+#ifndef SB_COMMANDS_H
+#define SB_COMMANDS_H
+
+int sb_cmd_list(int argc, char **argv);
+int sb_cmd_run(int argc, char **argv);
+int sb_cmd_study(int argc, char **argv);
+int sb_cmd_compare(int argc, char **argv);
+int sb_cmd_plot(int argc, char **argv);
+
+#endif

@@ -1,0 +1,35 @@
+/* stagebench: GPU simulation of biological systems, stage by stage, measured by one harness. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+static const char usage[] =
+    "usage: stagebench <command> [arguments]\n"
+    "  list [workload]                  workloads, variants, stages, needs, sources\n"
+    "  run <workload> [options]         measure variants at one parameter point\n"
+    "  study <file> [--define K=V]      a paper-figure sweep: records and figures\n"
+    "  compare <base.json> <new.json>   exit 1 on a significant regression\n"
+    "  plot <records.json>... [options] gnuplot figures (PNG and SVG)\n"
+    "`stagebench <command> --help` describes each.\n";
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        int (*run)(int, char **);
+    } commands[] = {{"list", sb_cmd_list},
+                    {"run", sb_cmd_run},
+                    {"study", sb_cmd_study},
+                    {"compare", sb_cmd_compare},
+                    {"plot", sb_cmd_plot}};
+    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        fputs(usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "stagebench: unknown command '%s'\n%s", argv[1], usage);
+    return 2;
+}

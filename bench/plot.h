@@ -1,0 +1,31 @@
+/* Figures from records through gnuplot (PNG and SVG). Used by `stagebench plot` and by studies. */
+#ifndef SB_PLOT_H
+#define SB_PLOT_H
+
+typedef enum sb_plot_kind {
+    SB_PLOT_TIME,    /* median time per variant vs x, with min..max spread */
+    SB_PLOT_SPEEDUP, /* baseline median / variant median vs x */
+    SB_PLOT_SERIES,  /* a reported series (y vs its x) per variant, at one parameter point */
+} sb_plot_kind;
+
+typedef struct sb_plot_request {
+    sb_plot_kind kind;
+    const char *const *inputs; /* records files (JSON) */
+    int ninputs;
+    const char *out_prefix;    /* writes <out_prefix>.png, .svg and the data as <out_prefix>.dat */
+    const char *title;         /* NULL: made from the workload and kind */
+    const char *x_param;       /* TIME/SPEEDUP: parameter on the x axis; NULL = the one that varies */
+    const char *variants;      /* comma-separated subset in this order; NULL = every valid one */
+    const char *baseline;      /* SPEEDUP: variant whose time is the numerator */
+    const char *series;        /* SERIES: series name, e.g. device_bytes_by_generation */
+    const char *where;         /* "k=v,k=v": only records whose params match */
+    const char *script;        /* gnuplot script; NULL = the generic one for the kind */
+} sb_plot_request;
+
+/* 0 on success; -1 with a message (no usable records, gnuplot missing or failing...). */
+int sb_plot(const sb_plot_request *r);
+
+/* Where the gnuplot scripts are: $STAGEBENCH_PLOTS, <exe>/../plots, or the source tree's. */
+const char *sb_plots_dir(void);
+
+#endif

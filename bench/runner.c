@@ -1,0 +1,281 @@
+#include "runner.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../harness/error.h"
+#include "../harness/json.h"
+#include "../harness/registry.h"
+
+const char *sb_format_seconds(double s, char *buf, unsigned cap)
+{
+    if (s >= 1.0)
+        snprintf(buf, cap, "%.3f s", s);
+    else if (s >= 1e-3)
+        snprintf(buf, cap, "%.3f ms", s * 1e3);
+    else
+        snprintf(buf, cap, "%.3f us", s * 1e6);
+    return buf;
+}
+
+int sb_devices_select(sb_devices *d, const char *which)
+{
+    memset(d, 0, sizeof *d);
+    d->count = sb_device_count();
+    if (d->count > SB_MAX_DEVICES)
+        d->count = SB_MAX_DEVICES;
+    for (int i = 0; i < d->count; i++)
+        if (sb_device_query(i, &d->info[i]) != 0)
+            return -1;
+    if (which && strcmp(which, "all") == 0) {
+        for (int i = 0; i < d->count; i++)
+            d->selected[d->nselected++] = i;
+    } else if (which) {
+        char *end;
+        long n = strtol(which, &end, 10);
+        if (end == which || *end || n < 0)
+            return sb_fail("--device %s: give a device number or 'all'", which);
+        if (d->count == 0)
+            return sb_fail("--device %s: this machine has no GPU (%s)", which,
+                           sb_no_device_reason());
+        if (n >= d->count)
+            return sb_fail("--device %s: only %d GPU(s) visible, numbered 0..%d", which, d->count,
+                           d->count - 1);
+        d->selected[d->nselected++] = (int)n;
+    } else if (d->count > 0) {
+        d->selected[d->nselected++] = 0;
+    }
+    /* The timed device of every variant: the selected ones, and device 0 for multi-GPU ones. */
+    for (int i = 0; i < d->count; i++) {
+        int used = i == 0;
+        for (int k = 0; k < d->nselected; k++)
+            used |= d->selected[k] == i;
+        if (used && sb_device_measure_bandwidth(i, &d->info[i].peak_bw_measured) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Splits "a,b,c" into the variants of w; "all" is every variant in ladder order. */
+static int variant_list(const sb_workload *w, const char *spec, const sb_variant **out, int *n)
+{
+    *n = 0;
+    if (!spec || strcmp(spec, "all") == 0) {
+        for (int i = 0; i < w->nvariants; i++)
+            out[(*n)++] = &w->variants[i];
+        return 0;
+    }
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", spec);
+    for (char *save = NULL, *name = strtok_r(buf, ",", &save); name;
+         name = strtok_r(NULL, ",", &save)) {
+        const sb_variant *v = sb_find_variant(w, name);
+        if (!v) {
+            char known[1024] = "";
+            for (int i = 0; i < w->nvariants; i++) {
+                strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
+                strncat(known, w->variants[i].name, sizeof known - strlen(known) - 1);
+            }
+            return sb_fail("unknown variant '%s' of %s; its variants: %s (or all)", name, w->name,
+                           known);
+        }
+        if (*n == w->nvariants)
+            return sb_fail("variant list '%s' repeats a variant", spec);
+        out[(*n)++] = v;
+    }
+    return 0;
+}
+
+int sb_point_check(const sb_point *p)
+{
+    const sb_workload *w = p->workload;
+    const sb_variant *list[64];
+    int n;
+    if (variant_list(w, p->variants, list, &n) != 0)
+        return -1;
+    int named = p->variants && strcmp(p->variants, "all") != 0;
+    for (int i = 0; named && i < n; i++)
+        if ((list[i]->needs & SB_NEEDS_GPU) && p->devices->count == 0)
+            return sb_fail("variant %s needs a GPU and this machine has none (%s); run the CPU "
+                           "variants or --variant all",
+                           list[i]->name, sb_no_device_reason());
+    const char *ref = p->reference ? p->reference : w->reference;
+    const sb_variant *rv = sb_find_variant(w, ref);
+    if (!rv)
+        return sb_fail("--reference %s: %s has no such variant", ref, w->name);
+    if (rv->needs & SB_NEEDS_GPU)
+        return sb_fail("--reference %s: the reference must be a CPU variant", ref);
+    return 0;
+}
+
+static void print_result(const sb_result *res, const sb_workload *w)
+{
+    char t[32], mem[32];
+    if (res->status != SB_VALID) {
+        printf("  %-48s %-8s %s\n", res->name, sb_status_name(res->status), res->reason);
+        return;
+    }
+    double per_s = res->time.median > 0 ? res->figures.items / res->time.median : 0;
+    printf("  %-48s valid    %12s  noise %5.2f%%  %4d samples (%s)  %.3g %s/s  peak %s\n",
+           res->name, sb_format_seconds(res->time.median, t, sizeof t), 100 * res->time.noise,
+           res->nsamples, res->stop_reason, per_s, w->item_unit,
+           sb_format_bytes((double)res->peak_tracked_bytes, mem, sizeof mem));
+    fflush(stdout);
+}
+
+static int write_dump(const sb_workload *w, const void *model, const void *out, const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return sb_fail("cannot buffer the output dump");
+    int rc = w->output_write(model, out, f);
+    fclose(f);
+    if (rc == 0)
+        rc = sb_write_atomic(path, text, len);
+    free(text);
+    return rc;
+}
+
+static int record(sb_records *records, sb_result *res, const sb_workload *w, int quiet,
+                  sb_point_outcome *o, int named)
+{
+    if (!quiet)
+        print_result(res, w);
+    o->valid += res->status == SB_VALID;
+    o->invalid += res->status == SB_INVALID;
+    o->failed += res->status == SB_FAILED;
+    o->skipped += res->status == SB_SKIPPED;
+    o->refused_named += named && res->status == SB_SKIPPED;
+    int rc = sb_records_add(records, res);
+    sb_result_free(res);
+    return rc;
+}
+
+int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *o)
+{
+    const sb_workload *w = p->workload;
+    const sb_devices *devs = p->devices;
+    const sb_variant *list[64];
+    int n, named = p->variants && strcmp(p->variants, "all") != 0;
+    void *model = NULL, *ref_out = NULL, *out = NULL;
+    if (variant_list(w, p->variants, list, &n) != 0 || w->load(p->params, &model) != 0)
+        return -1;
+    int rc = -1;
+    const sb_variant *ref = sb_find_variant(w, p->reference ? p->reference : w->reference);
+    ref_out = w->output_new(model);
+    out = w->output_new(model);
+    if (!ref_out || !out) {
+        sb_fail("out of host memory for outputs");
+        goto done;
+    }
+    /* The reference output: from timing the reference when it is selected, else from one run. */
+    int ref_selected = 0;
+    for (int i = 0; i < n; i++)
+        ref_selected |= list[i] == ref;
+    if (ref_selected) {
+        sb_result res;
+        sb_measure(w, ref, model, p->params, NULL, 0, NULL, NULL, ref_out, p->opt, &res);
+        int ok = res.status == SB_VALID;
+        if (record(records, &res, w, p->quiet, o, named) != 0)
+            goto done;
+        if (!ok) { /* nothing can be validated: the point ends, failed */
+            rc = 0;
+            goto done;
+        }
+    } else if (sb_run_once(w, ref, model, p->params, NULL, 0, ref_out) != 0) {
+        fprintf(stderr, "stagebench: the reference failed, nothing validated: %s\n", sb_error());
+        o->failed++;
+        rc = 0;
+        goto done;
+    }
+    for (int i = 0; i < n; i++) {
+        const sb_variant *v = list[i];
+        if (v == ref)
+            continue;
+        if (!(v->needs & SB_NEEDS_GPU) || devs->nselected == 0) {
+            sb_result res;
+            sb_measure(w, v, model, p->params, NULL, 0, NULL, ref_out, out, p->opt, &res);
+            if (record(records, &res, w, p->quiet, o, named) != 0)
+                goto done;
+            continue;
+        }
+        if (v->needs & SB_NEEDS_MULTI_GPU) { /* every visible GPU, timed on device 0 */
+            int all[SB_MAX_DEVICES];
+            for (int d = 0; d < devs->count; d++)
+                all[d] = d;
+            sb_result res;
+            sb_measure(w, v, model, p->params, all, devs->count, &devs->info[0], ref_out, out,
+                       p->opt, &res);
+            if (record(records, &res, w, p->quiet, o, named) != 0)
+                goto done;
+            continue;
+        }
+        for (int k = 0; k < devs->nselected; k++) {
+            int dev = devs->selected[k];
+            sb_result res;
+            sb_measure(w, v, model, p->params, &dev, 1, &devs->info[dev], ref_out, out, p->opt,
+                       &res);
+            if (devs->nselected > 1) {
+                size_t len = strlen(res.name);
+                snprintf(res.name + len, sizeof res.name - len, "/device:%d", dev);
+            }
+            if (record(records, &res, w, p->quiet, o, named) != 0)
+                goto done;
+        }
+    }
+    rc = p->dump_output ? write_dump(w, model, ref_out, p->dump_output) : 0;
+done:
+    if (ref_out)
+        w->output_free(ref_out);
+    if (out)
+        w->output_free(out);
+    w->free_model(model);
+    return rc;
+}
+
+static int number_in(const char *name, const char *value, double lo, double hi, double *x)
+{
+    char *end;
+    if (!value)
+        return sb_fail("--%s needs a value", name);
+    *x = strtod(value, &end);
+    if (end == value || *end || !(*x >= lo && *x <= hi))
+        return sb_fail("--%s %s: give a number in [%g, %g]", name, value, lo, hi);
+    return 0;
+}
+
+int sb_measure_option(sb_measure_options *o, const char *name, const char *value)
+{
+    double x = 0;
+    if (strcmp(name, "cold") == 0) {
+        o->cold = 1;
+        return 0;
+    }
+    if (strcmp(name, "max-noise") == 0) {
+        if (number_in(name, value, 0, 1, &x))
+            return -1;
+        o->max_noise = x;
+    } else if (strcmp(name, "min-samples") == 0) {
+        if (number_in(name, value, 1, 1e6, &x))
+            return -1;
+        o->min_samples = (int)x;
+    } else if (strcmp(name, "min-time") == 0) {
+        if (number_in(name, value, 0, 1e6, &x))
+            return -1;
+        o->min_time = x;
+    } else if (strcmp(name, "timeout") == 0) {
+        if (number_in(name, value, 1e-3, 1e6, &x))
+            return -1;
+        o->timeout = x;
+    } else if (strcmp(name, "warmup") == 0) {
+        if (number_in(name, value, 0, 1000, &x))
+            return -1;
+        o->warmup_runs = (int)x;
+    } else {
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,57 @@
+/* One parameter point of one workload: load the inputs, make the reference output, measure every
+ * selected variant on every selected device, append the records. Shared by `run` and `study`. */
+#ifndef SB_RUNNER_H
+#define SB_RUNNER_H
+
+#include "../cuda/devinfo.h"
+#include "../harness/measure.h"
+#include "../harness/record.h"
+
+typedef struct sb_devices {
+    int count;                    /* visible GPUs */
+    int selected[SB_MAX_DEVICES]; /* GPUs to time single-GPU variants on, one record each */
+    int nselected;
+    sb_device_info info[SB_MAX_DEVICES]; /* of every visible GPU, bandwidth measured if selected */
+} sb_devices;
+
+/* "0", "all" or NULL (device 0); measures the peak bandwidth of each selected device. */
+int sb_devices_select(sb_devices *d, const char *which);
+
+typedef struct sb_point {
+    const sb_workload *workload;
+    const sb_params *params;
+    const char *variants;  /* "all" or a comma-separated list */
+    const char *reference; /* NULL: the workload's */
+    const char *dump_output;
+    const sb_measure_options *opt;
+    const sb_devices *devices;
+    int quiet;
+} sb_point;
+
+typedef struct sb_point_outcome {
+    int valid, invalid, failed, skipped, refused_named; /* refused_named: named variants skipped */
+} sb_point_outcome;
+
+/* Checks the variant list against the workload and this machine (names, GPUs): -1 with a
+ * message on a list that cannot run here. */
+int sb_point_check(const sb_point *p);
+/* -1 only when the point cannot start (bad inputs: nothing is written); otherwise every record
+ * is appended and `outcome` says how they went. */
+int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *outcome);
+
+/* "12.3 ms" */
+const char *sb_format_seconds(double s, char *buf, unsigned cap);
+
+
+
+/* A measurement option by its command-line name (max-noise, min-samples, min-time, timeout,
+ * warmup; cold takes no value). 1 when `name` is not one of them, -1 on a bad value. */
+int sb_measure_option(sb_measure_options *o, const char *name, const char *value);
+#define SB_MEASURE_OPTIONS_HELP                                                                    \
+    "  --max-noise X      stop when stdev/mean < X (default 0.01)...\n"                           \
+    "  --min-samples N    ...after at least N samples (default 10)...\n"                          \
+    "  --min-time S       ...and S seconds of sampling (default 0.5)\n"                           \
+    "  --timeout S        stop sampling after S seconds regardless (default 20)\n"                \
+    "  --warmup N         untimed runs before sampling (default 1)\n"                             \
+    "  --cold             flush the L2 cache before every sample\n"
+#endif

@@ -1,0 +1,431 @@
+/* stagebench study <file>: a sweep that reproduces a paper's figures.
+ *
+ * A study file is a list of lines (# starts a comment; "double quotes" group words):
+ *   study NAME                     results go to results/runs/NAME-<UTC time>/
+ *   workload NAME
+ *   define KEY VALUE               ${KEY} in later values; --define KEY=VALUE overrides
+ *   option NAME [VALUE]            a measurement option, as on `stagebench run`
+ *   run NAME                       a sweep, recorded in NAME.json / NAME.csv; then, indented:
+ *     param NAME=VALUE             fixed parameter
+ *     sweep NAME=V1,V2,...         swept parameter (several sweeps: every combination)
+ *     variants LIST                "all" or a comma-separated list
+ *     device N|all                 as run --device
+ *   figure NAME KIND KEY=VALUE...  KIND time|speedup|series; keys: from (runs, comma-separated),
+ *                                  variants, baseline, x, series, where, title, script
+ * ${STUDY_DIR} is the study file's directory. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../harness/context.h"
+#include "../harness/error.h"
+#include "../harness/registry.h"
+#include "commands.h"
+#include "plot.h"
+#include "runner.h"
+
+#define MAX_WORDS 32
+#define MAX_RUNS 16
+#define MAX_FIGURES 32
+#define MAX_DEFINES 32
+
+typedef struct study_run {
+    char name[64];
+    char params[SB_MAX_PARAMS][SB_PARAM_TEXT];
+    int nparams;
+    char sweeps[4][SB_PARAM_TEXT];
+    int nsweeps;
+    char variants[512];
+    char device[16];
+    int line;
+} study_run;
+
+typedef struct study_figure {
+    char name[64], kind[16];
+    char from[256], variants[512], baseline[64], x[64], series[128], where[256], title[256],
+        script[512];
+    int line;
+} study_figure;
+
+typedef struct study {
+    char path[1024], dir[1024], name[64], workload[64];
+    char keys[MAX_DEFINES][64], values[MAX_DEFINES][1024];
+    int ndefines;
+    sb_measure_options opt;
+    study_run runs[MAX_RUNS];
+    int nruns;
+    study_figure figures[MAX_FIGURES];
+    int nfigures;
+} study;
+
+static const char usage[] =
+    "usage: stagebench study <file.study> [--define KEY=VALUE]... [--out DIR] [--quiet]\n"
+    "  runs every sweep of the study file into DIR (default results/runs/<study>-<UTC time>/),\n"
+    "  one records file per sweep, then draws its figures there (PNG and SVG).\n";
+
+static int define(study *s, const char *key, const char *value, int override)
+{
+    for (int i = 0; i < s->ndefines; i++)
+        if (strcmp(s->keys[i], key) == 0) {
+            if (override)
+                snprintf(s->values[i], sizeof s->values[i], "%s", value);
+            return 0;
+        }
+    if (s->ndefines == MAX_DEFINES)
+        return sb_fail("more than %d defines", MAX_DEFINES);
+    snprintf(s->keys[s->ndefines], sizeof s->keys[0], "%s", key);
+    snprintf(s->values[s->ndefines++], sizeof s->values[0], "%s", value);
+    return 0;
+}
+
+/* ${KEY} -> its value. */
+static int expand(const study *s, const char *in, char *out, size_t cap, int line)
+{
+    size_t len = 0;
+    while (*in) {
+        if (in[0] == '$' && in[1] == '{') {
+            const char *close = strchr(in, '}');
+            if (!close)
+                return sb_fail("%s:%d: unclosed ${ in '%s'", s->path, line, in);
+            int found = 0;
+            for (int i = 0; i < s->ndefines && !found; i++)
+                if (strlen(s->keys[i]) == (size_t)(close - in - 2) &&
+                    strncmp(s->keys[i], in + 2, (size_t)(close - in - 2)) == 0) {
+                    len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "%s",
+                                            s->values[i]);
+                    found = 1;
+                }
+            if (!found)
+                return sb_fail("%s:%d: ${%.*s} is not defined; add 'define %.*s VALUE' or "
+                               "--define %.*s=VALUE",
+                               s->path, line, (int)(close - in - 2), in + 2,
+                               (int)(close - in - 2), in + 2, (int)(close - in - 2), in + 2);
+            in = close + 1;
+        } else {
+            if (len + 1 < cap)
+                out[len] = *in;
+            len++;
+            in++;
+        }
+    }
+    if (len >= cap)
+        return sb_fail("%s:%d: value too long after expansion", s->path, line);
+    out[len] = '\0';
+    return 0;
+}
+
+/* Splits a line into words; "..." groups. Returns the count, -1 on an unclosed quote. */
+static int split(char *line, char **words)
+{
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+            p++;
+        if (!*p || *p == '#')
+            return n;
+        if (n == MAX_WORDS)
+            return -1;
+        char *w = p, *o = p;
+        int quoted = 0;
+        while (*p && (quoted || (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n'))) {
+            if (*p == '"')
+                quoted = !quoted;
+            else
+                *o++ = *p;
+            p++;
+        }
+        if (quoted)
+            return -1;
+        if (*p)
+            p++;
+        *o = '\0';
+        words[n++] = w;
+    }
+}
+
+static int copy_word(char *dst, size_t cap, const char *src, const char *path, int line)
+{
+    if (strlen(src) >= cap)
+        return sb_fail("%s:%d: '%s' is too long", path, line, src);
+    snprintf(dst, cap, "%s", src);
+    return 0;
+}
+
+static int figure_key(study_figure *f, const char *kv, const char *path, int line)
+{
+    static const char *keys[] = {"from", "variants", "baseline", "x", "series", "where", "title",
+                                 "script"};
+    const char *eq = strchr(kv, '=');
+    for (size_t i = 0; eq && i < sizeof keys / sizeof keys[0]; i++) {
+        if (strlen(keys[i]) != (size_t)(eq - kv) || strncmp(keys[i], kv, (size_t)(eq - kv)))
+            continue;
+        char *slots[] = {f->from, f->variants, f->baseline, f->x, f->series, f->where, f->title,
+                         f->script};
+        size_t caps[] = {sizeof f->from, sizeof f->variants, sizeof f->baseline, sizeof f->x,
+                         sizeof f->series, sizeof f->where, sizeof f->title, sizeof f->script};
+        return copy_word(slots[i], caps[i], eq + 1, path, line);
+    }
+    return sb_fail("%s:%d: '%s' is not a figure key (from, variants, baseline, x, series, where, "
+                   "title, script)",
+                   path, line, kv);
+}
+
+static int parse(study *s, const char *path, char **defines, int ndefines)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return sb_fail("%s: cannot open: %s", path, strerror(errno));
+    snprintf(s->path, sizeof s->path, "%s", path);
+    snprintf(s->dir, sizeof s->dir, "%s", path);
+    char *slash = strrchr(s->dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(s->dir, sizeof s->dir, ".");
+    sb_measure_defaults(&s->opt);
+    int rc = define(s, "STUDY_DIR", s->dir, 1);
+    for (int i = 0; rc == 0 && i < ndefines; i++) { /* command-line defines win */
+        char key[64];
+        const char *eq = strchr(defines[i], '=');
+        if (!eq || eq == defines[i] || (size_t)(eq - defines[i]) >= sizeof key) {
+            rc = sb_fail("--define %s: give KEY=VALUE", defines[i]);
+            break;
+        }
+        snprintf(key, sizeof key, "%.*s", (int)(eq - defines[i]), defines[i]);
+        rc = define(s, key, eq + 1, 1);
+    }
+    char raw[4096], text[4096];
+    study_run *run = NULL;
+    for (int line = 1; rc == 0 && fgets(raw, sizeof raw, f); line++) {
+        char *w[MAX_WORDS];
+        if ((rc = expand(s, raw, text, sizeof text, line)))
+            break;
+        int n = split(text, w);
+        if (n < 0) {
+            rc = sb_fail("%s:%d: unclosed quote or more than %d words", path, line, MAX_WORDS);
+            break;
+        }
+        if (n == 0)
+            continue;
+        const char *d = w[0];
+        if (!strcmp(d, "study") && n == 2) {
+            rc = copy_word(s->name, sizeof s->name, w[1], path, line);
+        } else if (!strcmp(d, "workload") && n == 2) {
+            rc = copy_word(s->workload, sizeof s->workload, w[1], path, line);
+        } else if (!strcmp(d, "define") && n == 3) {
+            rc = define(s, w[1], w[2], 0);
+        } else if (!strcmp(d, "option") && (n == 2 || n == 3)) {
+            int known = sb_measure_option(&s->opt, w[1], n == 3 ? w[2] : NULL);
+            if (known != 0)
+                rc = known < 0 ? sb_fail_context("%s:%d", path, line)
+                               : sb_fail("%s:%d: unknown option '%s'", path, line, w[1]);
+        } else if (!strcmp(d, "run") && n == 2) {
+            if (s->nruns == MAX_RUNS) {
+                rc = sb_fail("%s:%d: more than %d runs", path, line, MAX_RUNS);
+                break;
+            }
+            run = &s->runs[s->nruns++];
+            run->line = line;
+            snprintf(run->variants, sizeof run->variants, "all");
+            rc = copy_word(run->name, sizeof run->name, w[1], path, line);
+        } else if (run && !strcmp(d, "param") && n == 2 && run->nparams < SB_MAX_PARAMS) {
+            rc = copy_word(run->params[run->nparams++], SB_PARAM_TEXT, w[1], path, line);
+        } else if (run && !strcmp(d, "sweep") && n == 2 && run->nsweeps < 4) {
+            rc = copy_word(run->sweeps[run->nsweeps++], SB_PARAM_TEXT, w[1], path, line);
+        } else if (run && !strcmp(d, "variants") && n == 2) {
+            rc = copy_word(run->variants, sizeof run->variants, w[1], path, line);
+        } else if (run && !strcmp(d, "device") && n == 2) {
+            rc = copy_word(run->device, sizeof run->device, w[1], path, line);
+        } else if (!strcmp(d, "figure") && n >= 3) {
+            if (s->nfigures == MAX_FIGURES) {
+                rc = sb_fail("%s:%d: more than %d figures", path, line, MAX_FIGURES);
+                break;
+            }
+            study_figure *fig = &s->figures[s->nfigures++];
+            fig->line = line;
+            rc = copy_word(fig->name, sizeof fig->name, w[1], path, line) ||
+                 copy_word(fig->kind, sizeof fig->kind, w[2], path, line);
+            if (!rc && strcmp(fig->kind, "time") && strcmp(fig->kind, "speedup") &&
+                strcmp(fig->kind, "series"))
+                rc = sb_fail("%s:%d: figure kind '%s': use time, speedup or series", path, line,
+                             fig->kind);
+            for (int i = 3; rc == 0 && i < n; i++)
+                rc = figure_key(fig, w[i], path, line);
+        } else {
+            rc = sb_fail("%s:%d: cannot read '%s' here (see the format in bench/study.c or the "
+                         "README)",
+                         path, line, d);
+        }
+    }
+    fclose(f);
+    if (rc == 0 && (!s->name[0] || !s->workload[0] || s->nruns == 0))
+        rc = sb_fail("%s: a study needs a 'study NAME', a 'workload NAME' and at least one 'run'",
+                     path);
+    return rc;
+}
+
+/* Parameters of one sweep point: the fixed ones, then the k-th combination of the sweeps. */
+static int point_params(const study *s, const study_run *run, const sb_workload *w, long k,
+                        sb_params *p, int *last)
+{
+    sb_params_init(p, w->params, w->nparams);
+    for (int i = 0; i < run->nparams; i++)
+        if (sb_params_assign(p, run->params[i]) != 0)
+            return sb_fail_context("%s: run %s", s->path, run->name);
+    *last = 1;
+    for (int i = run->nsweeps - 1; i >= 0; i--) {
+        char buf[SB_PARAM_TEXT], *eq, *values[256];
+        int nvalues = 0;
+        snprintf(buf, sizeof buf, "%s", run->sweeps[i]);
+        if (!(eq = strchr(buf, '=')))
+            return sb_fail("%s: run %s: sweep '%s' is not NAME=V1,V2,...", s->path, run->name,
+                           run->sweeps[i]);
+        *eq = '\0';
+        for (char *save = NULL, *v = strtok_r(eq + 1, ",", &save); v && nvalues < 256;
+             v = strtok_r(NULL, ",", &save))
+            values[nvalues++] = v;
+        if (nvalues == 0)
+            return sb_fail("%s: run %s: sweep %s has no values", s->path, run->name, buf);
+        if (sb_params_set(p, buf, values[k % nvalues]) != 0)
+            return sb_fail_context("%s: run %s", s->path, run->name);
+        *last &= (k % nvalues) == nvalues - 1;
+        k /= nvalues;
+    }
+    return 0;
+}
+
+static int run_sweep(const study *s, const study_run *run, const sb_workload *w,
+                     const char *dir, int argc, char **argv, int quiet, sb_point_outcome *total)
+{
+    sb_devices devices;
+    if (sb_devices_select(&devices, run->device[0] ? run->device : NULL) != 0)
+        return sb_fail_context("%s: run %s", s->path, run->name);
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s.json", dir, run->name);
+    sb_records records;
+    json_t *context = sb_context_json(argc, argv, devices.info, devices.count, &s->opt);
+    if (!context || sb_records_open(&records, path, context, w) != 0)
+        return -1;
+    int rc = 0, last = 0;
+    for (long k = 0; rc == 0 && !last; k++) {
+        sb_params params;
+        if ((rc = point_params(s, run, w, k, &params, &last)))
+            break;
+        sb_point point = {w, &params, run->variants, NULL, NULL, &s->opt, &devices, quiet};
+        sb_point_outcome o = {0, 0, 0, 0, 0};
+        if ((rc = sb_point_check(&point)) || (rc = sb_point_run(&point, &records, &o)))
+            break;
+        total->valid += o.valid;
+        total->invalid += o.invalid;
+        total->failed += o.failed;
+        total->skipped += o.skipped;
+    }
+    sb_records_close(&records);
+    return rc ? sb_fail_context("%s: run %s", s->path, run->name) : 0;
+}
+
+static int draw(const study *s, const study_figure *fig, const char *dir)
+{
+    const char *inputs[MAX_RUNS];
+    char paths[MAX_RUNS][2048], from[256], prefix[2048], script[1024];
+    int n = 0;
+    snprintf(from, sizeof from, "%s", fig->from);
+    for (char *save = NULL, *r = strtok_r(from, ",", &save); r && n < MAX_RUNS;
+         r = strtok_r(NULL, ",", &save)) {
+        snprintf(paths[n], sizeof paths[n], "%s/%s.json", dir, r);
+        inputs[n] = paths[n];
+        n++;
+    }
+    if (n == 0)
+        return sb_fail("%s:%d: figure %s has no from=RUN", s->path, fig->line, fig->name);
+    snprintf(prefix, sizeof prefix, "%s/%s", dir, fig->name);
+    if (fig->script[0])
+        snprintf(script, sizeof script, "%s/%s", sb_plots_dir(), fig->script);
+    sb_plot_request r = {
+        .kind = !strcmp(fig->kind, "speedup")  ? SB_PLOT_SPEEDUP
+                : !strcmp(fig->kind, "series") ? SB_PLOT_SERIES
+                                               : SB_PLOT_TIME,
+        .inputs = inputs,
+        .ninputs = n,
+        .out_prefix = prefix,
+        .title = fig->title[0] ? fig->title : NULL,
+        .x_param = fig->x[0] ? fig->x : NULL,
+        .variants = fig->variants[0] ? fig->variants : NULL,
+        .baseline = fig->baseline[0] ? fig->baseline : NULL,
+        .series = fig->series[0] ? fig->series : NULL,
+        .where = fig->where[0] ? fig->where : NULL,
+        .script = fig->script[0] ? script : NULL,
+    };
+    return sb_plot(&r);
+}
+
+int sb_cmd_study(int argc, char **argv)
+{
+    char *defines[MAX_DEFINES];
+    const char *file = NULL, *out = NULL;
+    int ndefines = 0, quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--define") && i + 1 < argc && ndefines < MAX_DEFINES) {
+            defines[ndefines++] = argv[++i];
+        } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+            out = argv[++i];
+        } else if (!strcmp(argv[i], "--quiet")) {
+            quiet = 1;
+        } else if (argv[i][0] != '-' && !file) {
+            file = argv[i];
+        } else {
+            fprintf(stderr, "stagebench study: unexpected argument '%s'\n%s", argv[i], usage);
+            return 2;
+        }
+    }
+    if (!file) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    static study s;
+    memset(&s, 0, sizeof s);
+    const sb_workload *w = NULL;
+    if (parse(&s, file, defines, ndefines) != 0 || !(w = sb_find_workload(s.workload))) {
+        fprintf(stderr, "stagebench study: %s\n", sb_error());
+        return 2;
+    }
+    char dir[1024];
+    if (out) {
+        snprintf(dir, sizeof dir, "%s", out);
+    } else {
+        char stamp[32];
+        time_t now = time(NULL);
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", gmtime(&now));
+        snprintf(dir, sizeof dir, "results/runs/%s-%s", s.name, stamp);
+    }
+    printf("study %s: %d sweeps, %d figures, into %s/\n", s.name, s.nruns, s.nfigures, dir);
+    sb_point_outcome total = {0, 0, 0, 0, 0};
+    for (int i = 0; i < s.nruns; i++) {
+        if (!quiet)
+            printf("run %s\n", s.runs[i].name);
+        if (run_sweep(&s, &s.runs[i], w, dir, argc, argv, quiet, &total) != 0) {
+            fprintf(stderr, "stagebench study: %s\n", sb_error());
+            return 2;
+        }
+    }
+    int drawn = 0;
+    for (int i = 0; i < s.nfigures; i++) {
+        if (draw(&s, &s.figures[i], dir) == 0) {
+            printf("figure %s: %s/%s.png (.svg)\n", s.figures[i].name, dir, s.figures[i].name);
+            drawn++;
+        } else {
+            printf("figure %s: not drawn: %s\n", s.figures[i].name, sb_error());
+        }
+    }
+    printf("study %s: %d valid, %d invalid, %d failed, %d skipped records; %d of %d figures; "
+           "in %s/\n",
+           s.name, total.valid, total.invalid, total.failed, total.skipped, drawn, s.nfigures,
+           dir);
+    return total.invalid || total.failed ? 1 : 0;
+}

@@ -1,0 +1,77 @@
+#include "json.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+
+int sb_make_parent_dirs(const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return 0;
+    *slash = '\0';
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+            return sb_fail("cannot create directory %s: %s", dir, strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return sb_fail("cannot create directory %s: %s", dir, strerror(errno));
+    return 0;
+}
+
+int sb_write_atomic(const char *path, const char *data, size_t len)
+{
+    char tmp[4096];
+    if (sb_make_parent_dirs(path) != 0)
+        return -1;
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return sb_fail("cannot write %s: %s", tmp, strerror(errno));
+    int ok = fwrite(data, 1, len, f) == len;
+    ok = (fflush(f) == 0) && ok;
+    ok = (fsync(fileno(f)) == 0) && ok;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return sb_fail("cannot write %s: %s", path, strerror(e));
+    }
+    return 0;
+}
+
+int sb_json_write_atomic(const char *path, const json_t *doc)
+{
+    char *text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    if (!text)
+        return sb_fail("cannot encode the records for %s", path);
+    size_t len = strlen(text);
+    text[len] = '\0';
+    int rc = sb_write_atomic(path, text, len);
+    free(text);
+    return rc;
+}
+
+json_t *sb_json_load(const char *path)
+{
+    json_error_t e;
+    json_t *doc = json_load_file(path, 0, &e);
+    if (!doc) {
+        if (e.line > 0)
+            sb_fail("%s:%d: not valid JSON: %s", path, e.line, e.text);
+        else /* jansson's text names the file: "unable to open X: No such file..." */
+            sb_fail("%s", e.text);
+    }
+    return doc;
+}

@@ -1,0 +1,24 @@
+/* JSON through jansson, and atomic file writes (temp file + rename: a reader never sees half a
+ * file, and a failed write leaves the old file in place). */
+#ifndef SB_JSON_H
+#define SB_JSON_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int sb_write_atomic(const char *path, const char *data, size_t len);
+int sb_json_write_atomic(const char *path, const json_t *doc);
+/* Loads a records file; the message names the file, and the line for syntax errors. */
+json_t *sb_json_load(const char *path);
+/* Creates the directory part of path (mkdir -p). */
+int sb_make_parent_dirs(const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,247 @@
+#include "record.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "json.h"
+
+/* jansson refuses NaN and infinities: they become null. */
+static json_t *number(double x)
+{
+    return isfinite(x) ? json_real(x) : json_null();
+}
+
+static json_t *stats_json(const sb_stats *s, const double *samples, int n)
+{
+    json_t *list = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(list, number(samples[i]));
+    return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "unit", "s", "median",
+                     number(s->median), "mean", number(s->mean), "min", number(s->min), "max",
+                     number(s->max), "stdev", number(s->stdev), "noise", number(s->noise),
+                     "samples", list);
+}
+
+static json_t *series_json(const sb_report *rep)
+{
+    json_t *list = json_array();
+    for (int i = 0; i < rep->nseries; i++) {
+        const sb_series *s = &rep->series[i];
+        json_t *x = json_array(), *y = json_array();
+        for (int k = 0; k < s->n; k++) {
+            json_array_append_new(x, number(s->x[k]));
+            json_array_append_new(y, number(s->y[k]));
+        }
+        json_array_append_new(list, json_pack("{s:s, s:s, s:o, s:o}", "name", s->name, "x_name",
+                                              s->x_name, "x", x, "y", y));
+    }
+    return list;
+}
+
+static json_t *needs_json(unsigned needs)
+{
+    json_t *list = json_array();
+    if (needs & SB_NEEDS_GPU)
+        json_array_append_new(list, json_string("gpu"));
+    if (needs & SB_NEEDS_CDP)
+        json_array_append_new(list, json_string("dynamic-parallelism"));
+    if (needs & SB_NEEDS_MULTI_GPU)
+        json_array_append_new(list, json_string("all-gpus"));
+    return list;
+}
+
+static json_t *benchmark_json(const sb_result *res)
+{
+    const sb_params *p = res->params;
+    json_t *params = json_object();
+    for (int i = 0; i < p->n; i++)
+        json_object_set_new(params, p->decls[i].name, json_string(p->v[i].text));
+    int valid = res->status == SB_VALID;
+    double median = valid ? res->time.median : 0;
+    double items_per_s = valid && median > 0 ? res->figures.items / median : 0;
+    double bytes_per_s = valid && median > 0 ? res->report.bytes_moved / median : 0;
+    double pct_peak = res->peak_bw > 0 ? 100.0 * bytes_per_s / res->peak_bw : NAN;
+
+    json_t *sb = json_pack(
+        "{s:s, s:s, s:i, s:o, s:o, s:o, s:s, s:s, s:{s:s, s:o, s:s}, s:s, s:o}", "workload",
+        res->workload->name, "variant", res->variant->name, "stage", res->variant->stage,
+        "needs", needs_json(res->variant->needs), "params", params, "device",
+        res->device >= 0 ? json_integer(res->device) : json_null(), "status",
+        sb_status_name(res->status), "reason", res->reason, "validation", "status",
+        res->validation, "against", res->against ? json_string(res->against) : json_null(),
+        "detail", res->validation_detail, "timer", res->event_timer ? "cuda-event" : "wall",
+        "stop_reason", res->stop_reason ? json_string(res->stop_reason) : json_null());
+    json_object_set_new(sb, "devices_used", json_integer(res->ndevices));
+    json_object_set_new(sb, "time", stats_json(&res->time, res->time_samples, res->nsamples));
+    json_object_set_new(sb, "wall", stats_json(&res->wall, res->wall_samples, res->nsamples));
+    json_object_set_new(sb, "clock",
+                        json_pack("{s:b, s:o, s:o, s:o, s:i}", "available", res->clock_available,
+                                  "sm_mhz_min", number(res->sm_mhz_min), "sm_mhz_median",
+                                  number(res->sm_mhz_median), "sm_mhz_max",
+                                  number(res->sm_mhz_max), "throttled_samples",
+                                  res->throttled_samples));
+    json_object_set_new(sb, "memory",
+                        json_pack("{s:I, s:I}", "peak_tracked_bytes",
+                                  (json_int_t)res->peak_tracked_bytes, "memgetinfo_delta_bytes",
+                                  (json_int_t)res->memgetinfo_delta_bytes));
+    json_object_set_new(sb, "transfers",
+                        json_pack("{s:I, s:I, s:I, s:I}", "h2d", (json_int_t)res->transfers.h2d,
+                                  "d2h", (json_int_t)res->transfers.d2h, "d2d",
+                                  (json_int_t)res->transfers.d2d, "peer",
+                                  (json_int_t)res->transfers.peer));
+    json_object_set_new(sb, "derived",
+                        json_pack("{s:o, s:s, s:o, s:o, s:o, s:o}", "items",
+                                  number(res->figures.items), "item_unit",
+                                  res->workload->item_unit, "items_per_second",
+                                  number(items_per_s), "bytes_moved",
+                                  number(res->report.bytes_moved), "bytes_per_second",
+                                  number(bytes_per_s), "pct_peak_dram", number(pct_peak)));
+    json_object_set_new(sb, "launches",
+                        json_pack("{s:o, s:o}", "device", number(res->report.device_launches),
+                                  "host", number(res->report.host_launches)));
+    json_object_set_new(sb, "series", series_json(&res->report));
+    json_object_set_new(sb, "counters", json_object());
+
+    json_t *b = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:o, s:o, s:s}", "name", res->name,
+                          "run_name", res->name, "run_type", "iteration", "repetitions", 1,
+                          "repetition_index", 0, "threads", 1, "iterations", res->nsamples,
+                          "real_time", number(median * 1e3), "cpu_time",
+                          number(valid ? res->wall.median * 1e3 : 0), "time_unit", "ms");
+    if (valid) {
+        json_object_set_new(b, "items_per_second", number(items_per_s));
+        json_object_set_new(b, "bytes_per_second", number(bytes_per_s));
+    } else {
+        json_object_set_new(b, "error_occurred", json_true());
+        json_object_set_new(b, "error_message", json_string(res->reason));
+    }
+    json_object_set_new(b, "stagebench", sb);
+    return b;
+}
+
+/* CSV */
+
+static int csv_append(sb_records *r, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(r->csv + r->csv_len, r->csv_cap - r->csv_len, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return sb_fail("CSV formatting failed");
+        if ((size_t)n < r->csv_cap - r->csv_len) {
+            r->csv_len += (size_t)n;
+            return 0;
+        }
+        size_t cap = 2 * r->csv_cap + (size_t)n + 4096;
+        char *csv = realloc(r->csv, cap);
+        if (!csv)
+            return sb_fail("out of host memory for the CSV view");
+        r->csv = csv;
+        r->csv_cap = cap;
+    }
+}
+
+/* A text cell preceded by a comma unless it starts the row; quoted when it must be. */
+static int csv_text(sb_records *r, const char *text, int first)
+{
+    if (!first && csv_append(r, ",") != 0)
+        return -1;
+    if (!strpbrk(text, ",\"\n"))
+        return csv_append(r, "%s", text);
+    if (csv_append(r, "\"") != 0)
+        return -1;
+    for (const char *c = text; *c; c++)
+        if (csv_append(r, *c == '"' ? "\"\"" : "%c", *c) != 0)
+            return -1;
+    return csv_append(r, "\"");
+}
+
+static int csv_number(sb_records *r, int present, double x)
+{
+    return present && isfinite(x) ? csv_append(r, ",%.9g", x) : csv_append(r, ",");
+}
+
+static int csv_header(sb_records *r)
+{
+    const sb_workload *w = r->workload;
+    if (csv_append(r, "name,workload,variant,stage,device,status") != 0)
+        return -1;
+    for (int i = 0; i < w->nparams; i++)
+        if (csv_append(r, ",%s", w->params[i].name) != 0)
+            return -1;
+    return csv_append(r, ",samples,median_s,mean_s,min_s,max_s,stdev_s,noise,wall_median_s,"
+                         "stop_reason,items,items_per_second,bytes_moved,pct_peak_dram,"
+                         "peak_device_bytes,h2d_bytes,d2h_bytes,peer_bytes,device_launches\n");
+}
+
+static int csv_row(sb_records *r, const sb_result *res)
+{
+    int v = res->status == SB_VALID;
+    const sb_stats *t = &res->time;
+    double per_s = v && t->median > 0 ? 1.0 / t->median : 0;
+    double pct = res->peak_bw > 0 ? 100.0 * res->report.bytes_moved * per_s / res->peak_bw : NAN;
+    int rc = csv_text(r, res->name, 1) || csv_text(r, res->workload->name, 0) ||
+             csv_text(r, res->variant->name, 0) || csv_append(r, ",%d", res->variant->stage) ||
+             csv_number(r, res->device >= 0, res->device) ||
+             csv_text(r, sb_status_name(res->status), 0);
+    for (int i = 0; !rc && i < res->params->n; i++)
+        rc = csv_text(r, res->params->v[i].text, 0);
+    if (rc)
+        return -1;
+    rc = csv_append(r, ",%d", res->nsamples) || csv_number(r, v, t->median) ||
+         csv_number(r, v, t->mean) || csv_number(r, v, t->min) || csv_number(r, v, t->max) ||
+         csv_number(r, v, t->stdev) || csv_number(r, v, t->noise) ||
+         csv_number(r, v, res->wall.median) ||
+         csv_text(r, res->stop_reason ? res->stop_reason : "", 0) ||
+         csv_number(r, v, res->figures.items) || csv_number(r, v, res->figures.items * per_s) ||
+         csv_number(r, v, res->report.bytes_moved) || csv_number(r, v, pct) ||
+         csv_number(r, 1, (double)res->peak_tracked_bytes) ||
+         csv_number(r, v, (double)res->transfers.h2d) ||
+         csv_number(r, v, (double)res->transfers.d2h) ||
+         csv_number(r, v, (double)res->transfers.peer) ||
+         csv_number(r, v, res->report.device_launches) || csv_append(r, "\n");
+    return rc ? -1 : 0;
+}
+
+int sb_records_open(sb_records *r, const char *json_path, json_t *context, const sb_workload *w)
+{
+    memset(r, 0, sizeof *r);
+    r->workload = w;
+    snprintf(r->json_path, sizeof r->json_path, "%s", json_path);
+    snprintf(r->csv_path, sizeof r->csv_path, "%s", json_path);
+    char *dot = strrchr(r->csv_path, '.');
+    char *slash = strrchr(r->csv_path, '/');
+    if (dot && (!slash || dot > slash))
+        *dot = '\0';
+    strncat(r->csv_path, ".csv", sizeof r->csv_path - strlen(r->csv_path) - 1);
+    r->benchmarks = json_array();
+    r->doc = json_pack("{s:o, s:O}", "context", context, "benchmarks", r->benchmarks);
+    if (!r->doc)
+        return sb_fail("cannot build the records document for %s", json_path);
+    return csv_header(r);
+}
+
+int sb_records_add(sb_records *r, const sb_result *res)
+{
+    json_t *b = benchmark_json(res);
+    if (!b || json_array_append_new(r->benchmarks, b) != 0)
+        return sb_fail("cannot encode the record of %s", res->name);
+    if (csv_row(r, res) != 0)
+        return -1;
+    if (sb_json_write_atomic(r->json_path, r->doc) != 0)
+        return -1;
+    return sb_write_atomic(r->csv_path, r->csv, r->csv_len);
+}
+
+void sb_records_close(sb_records *r)
+{
+    json_decref(r->doc);
+    json_decref(r->benchmarks);
+    free(r->csv);
+    memset(r, 0, sizeof *r);
+}

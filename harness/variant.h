@@ -1,0 +1,119 @@
+/* The variant contract.
+ *
+ * A workload is a model with inputs, a CPU reference and a ladder of variants. A variant is one
+ * row of its workload's table. The harness calls setup (untimed: allocate, upload), then run (the
+ * timed work: what a user of that stage waits for, host<->device traffic included; it returns
+ * with the result on the host), output (hands that result over for validation, no device work)
+ * and teardown. run may be called many times and must compute the whole function each time. */
+#ifndef SB_VARIANT_H
+#define SB_VARIANT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cuda_runtime_api.h>
+
+#include "../cuda/devmem.h"
+#include "params.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SB_MAX_DEVICES 16
+
+/* What a variant needs from the machine. */
+enum {
+    SB_NEEDS_GPU = 1u << 0,
+    SB_NEEDS_CDP = 1u << 1,        /* dynamic parallelism (device-side launches) */
+    SB_NEEDS_MULTI_GPU = 1u << 2,  /* uses every visible GPU; runs on one if only one is there */
+};
+
+/* Return codes of setup/run besides 0 and -1: the variant cannot run here (does not fit, needs
+ * more GPUs...). The message says what it would need; the record says skipped, not failed. */
+#define SB_REFUSED 2
+
+/* Everything a variant may use: the parameters, its GPU(s) and stream(s), the tracked device
+ * allocator and the transfer counters. Variants allocate through sb_dev_alloc and copy through
+ * sb_copy so that memory and traffic are accounted for. */
+typedef struct sb_env {
+    const sb_params *params;
+    int ndevices;                         /* 0 for CPU variants */
+    int devices[SB_MAX_DEVICES];          /* CUDA ordinals; devices[0] is the one timed */
+    cudaStream_t streams[SB_MAX_DEVICES]; /* one per device, created by the harness */
+    sb_devmem mem;
+    sb_transfers xfer;
+    int cpu_threads;                      /* OpenMP threads for CPU variants */
+} sb_env;
+
+/* One labelled series a variant may report (e.g. device bytes per generation). */
+#define SB_MAX_SERIES_POINTS 128
+typedef struct sb_series {
+    const char *name;   /* "device_bytes_by_generation" */
+    const char *x_name; /* "generation" */
+    int n;
+    double x[SB_MAX_SERIES_POINTS], y[SB_MAX_SERIES_POINTS];
+} sb_series;
+
+/* Facts a variant knows about its last run, beyond time. */
+typedef struct sb_report {
+    double bytes_moved;      /* device-memory bytes the run must move by the variant's own count */
+    double device_launches;  /* kernels launched from the device (dynamic parallelism) */
+    double host_launches;    /* kernels launched from the host */
+    int nseries;
+    sb_series series[2];
+} sb_report;
+
+/* What a stage's file provides. */
+typedef struct sb_variant_ops {
+    int (*setup)(sb_env *env, const void *model, void **state);
+    int (*run)(void *state);
+    int (*output)(void *state, void *out);
+    void (*teardown)(void *state);
+    void (*report)(void *state, sb_report *r); /* optional */
+} sb_variant_ops;
+
+/* A row of a workload's ladder table. */
+typedef struct sb_variant {
+    const char *name;   /* kebab-case; also the name of the file that implements it */
+    int stage;          /* rank in the ladder; 0 for CPU baselines */
+    const char *adds;   /* one line: what it adds over the stage before */
+    const char *source; /* paper + section/figure */
+    unsigned needs;     /* SB_NEEDS_* */
+    const sb_variant_ops *ops;
+} sb_variant;
+
+/* Figures of merit of one output. */
+typedef struct sb_figures {
+    double items; /* in the workload's item unit (cells, site updates...) */
+} sb_figures;
+
+typedef struct sb_workload {
+    const char *name;
+    const char *summary;
+    const char *item_unit; /* "cells" */
+    const sb_param_decl *params;
+    int nparams;
+    const sb_variant *variants;
+    int nvariants;
+    const char *reference; /* variant every other one is validated against */
+    /* Reads and checks the inputs named by the parameters; errors name file:line and exit 2. */
+    int (*load)(const sb_params *p, void **model);
+    void (*free_model)(void *model);
+    /* Outputs: allocated per model, poisoned before each validation run, compared exactly. */
+    void *(*output_new)(const void *model);
+    void (*output_poison)(void *out);
+    void (*output_free)(void *out);
+    /* 1 when equal; otherwise 0 and why (first difference) in why. */
+    int (*output_equal)(const void *model, const void *ref, const void *got, char *why, size_t cap);
+    void (*figures)(const void *model, const void *out, sb_figures *fig);
+    int (*output_write)(const void *model, const void *out, FILE *f); /* --dump-output */
+} sb_workload;
+
+const sb_variant *sb_find_variant(const sb_workload *w, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

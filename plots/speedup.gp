@@ -1,0 +1,25 @@
+# Speed-up over a baseline vs x, with a dashed line at 1 (as fast as the baseline) that the y
+# range always includes. Log x when x spans > 10x, log y when the speed-ups and 1 span > 10x.
+# stagebench plot sets datafile (one block per variant: x, speedup, baseline_median_s,
+# median_s), outbase, title, xlabel, ylabel, names (the variants in block order) and count.
+stats datafile using 1:2 nooutput
+if (STATS_min_x > 0 && STATS_max_x > 10 * STATS_min_x) set logscale x
+low = STATS_min_y < 1 ? STATS_min_y : 1
+high = STATS_max_y > 1 ? STATS_max_y : 1
+if (low > 0 && high > 10 * low) set logscale y
+set yrange [*<1:1<*]
+set arrow from graph 0, first 1 to graph 1, first 1 nohead dashtype 2 linecolor "black"
+set format y "%g"
+set title title
+set xlabel xlabel
+set ylabel ylabel
+set key left top
+set grid
+set terminal pngcairo size 1000,700 noenhanced font ",11"
+set output outbase.".png"
+plot for [i=1:count] datafile index (i - 1) using 1:2 \
+     with linespoints linewidth 1.5 pointtype i title word(names, i)
+set terminal svg size 1000,700 noenhanced font ",11"
+set output outbase.".svg"
+replot
+set output

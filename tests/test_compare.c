@@ -1,0 +1,319 @@
+/* stagebench compare on records files made up here, in the schema's shape (results/SCHEMA.md),
+ * and on Google Benchmark's plain JSON. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <jansson.h>
+
+#include "harness/compare.h"
+#include "harness/error.h"
+#include "harness/json.h"
+
+#define SAMPLES 20
+
+static char dir[] = "/tmp/sb_test_compare.XXXXXX";
+static const sb_compare_options defaults = {.threshold = 0.05, .alpha = 0.05};
+
+/* Timings of 1 ms * scale with under 1 % of jitter in an order set by seed: a spread like a
+ * quiet GPU's, and no two of the n <= 23 samples alike (7 i mod 23 differs for each i). */
+static void make_samples(double *x, int n, double scale, unsigned seed)
+{
+    for (int i = 0; i < n; i++)
+        x[i] = 1e-3 * scale * (1 + 0.01 * ((i * 7 + seed * 13) % 23) / 23.0);
+}
+
+/* One benchmarks[] entry as stagebench run writes it (fields compare does not read left out). */
+static json_t *stagebench_entry(const char *name, const char *status, const double *samples,
+                                int n)
+{
+    json_t *list = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(list, json_real(samples[i]));
+    double ms = n > 0 ? samples[0] * 1e3 : 0;
+    return json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:f, s:f, s:s, s:{s:s, s:{s:o}}}",
+                     "name", name, "run_name", name, "run_type", "iteration", "repetitions", 1,
+                     "repetition_index", 0, "threads", 1, "iterations", n, "real_time", ms,
+                     "cpu_time", ms, "time_unit", "ms", "stagebench", "status", status, "time",
+                     "samples", list);
+}
+
+/* Writes {"context": {...}, "benchmarks": benchmarks} to dir/file (takes benchmarks); the
+ * returned path stays valid for the next 7 calls, enough for one test's files. */
+static const char *write_records(const char *file, json_t *benchmarks)
+{
+    static char paths[8][512];
+    static int next;
+    char *path = paths[next++ % 8];
+    snprintf(path, sizeof paths[0], "%s/%s", dir, file);
+    json_t *doc = json_pack("{s:{s:s}, s:o}", "context", "date", "2025-01-01T00:00:00+00:00",
+                            "benchmarks", benchmarks);
+    assert_non_null(doc);
+    assert_int_equal(sb_json_write_atomic(path, doc), 0);
+    json_decref(doc);
+    return path;
+}
+
+/* Runs the comparison with `out` captured into text (freed by the caller). */
+static int compare(const char *base, const char *new_path, const sb_compare_options *opt,
+                   char **text)
+{
+    size_t len;
+    FILE *out = open_memstream(text, &len);
+    assert_non_null(out);
+    int rc = sb_compare_files(base, new_path, opt, out);
+    fclose(out);
+    return rc;
+}
+
+/* One benchmark "k/v" with n samples at scale, in base and in new. */
+static int compare_one(int n, double base_scale, double new_scale, const char *new_status,
+                       const sb_compare_options *opt, char **text)
+{
+    double base[SAMPLES], newer[SAMPLES];
+    make_samples(base, n, base_scale, 1);
+    make_samples(newer, n, new_scale, 2);
+    json_t *base_list = json_pack("[o]", stagebench_entry("k/v", "valid", base, n));
+    json_t *new_list = json_pack("[o]", stagebench_entry("k/v", new_status, newer, n));
+    return compare(write_records("base.json", base_list), write_records("new.json", new_list),
+                   opt, text);
+}
+
+static void identical_runs(void **state)
+{
+    (void)state;
+    double x[SAMPLES];
+    make_samples(x, SAMPLES, 1, 1);
+    json_t *list = json_pack("[o, o]", stagebench_entry("k/a", "valid", x, SAMPLES),
+                             stagebench_entry("k/b", "valid", x, SAMPLES));
+    const char *path = write_records("same.json", list);
+    char *text;
+    assert_int_equal(compare(path, path, &defaults, &text), 0);
+    assert_non_null(strstr(text, "1.000x"));
+    assert_non_null(strstr(text, "0 slower, 0 faster, 2 same"));
+    free(text);
+}
+
+static void clearly_slower(void **state)
+{
+    (void)state;
+    char *text;
+    assert_int_equal(compare_one(SAMPLES, 1, 1.3, "valid", &defaults, &text), 1);
+    assert_non_null(strstr(text, "SLOWER"));
+    assert_non_null(strstr(text, "1 slower"));
+    /* Base medians are about 1 ms, new about 1.3 ms. */
+    assert_non_null(strstr(text, " ms "));
+    free(text);
+}
+
+static void slower_within_threshold(void **state)
+{
+    (void)state;
+    /* 3 % slower: the U test sees it (no overlap beyond the 1 % jitter), the threshold of 5 %
+     * does not count it. */
+    char *text;
+    assert_int_equal(compare_one(SAMPLES, 1, 1.03, "valid", &defaults, &text), 0);
+    assert_non_null(strstr(text, "same"));
+    free(text);
+
+    /* With a threshold of 2 % it is a regression. */
+    sb_compare_options tight = {.threshold = 0.02, .alpha = 0.05};
+    assert_int_equal(compare_one(SAMPLES, 1, 1.03, "valid", &tight, &text), 1);
+    free(text);
+}
+
+static void slower_but_too_few_samples(void **state)
+{
+    (void)state;
+    /* 2 vs 2: the smallest two-sided p is 2 / C(4, 2) = 1/3, never under alpha. */
+    char *text;
+    assert_int_equal(compare_one(2, 1, 1.5, "valid", &defaults, &text), 0);
+    assert_non_null(strstr(text, "same"));
+    assert_non_null(strstr(text, "0.333"));
+    free(text);
+}
+
+static void faster(void **state)
+{
+    (void)state;
+    char *text;
+    assert_int_equal(compare_one(SAMPLES, 1, 0.7, "valid", &defaults, &text), 0);
+    assert_non_null(strstr(text, "faster"));
+    assert_non_null(strstr(text, "1 faster"));
+    free(text);
+}
+
+static void valid_to_invalid(void **state)
+{
+    (void)state;
+    char *text;
+    assert_int_equal(compare_one(SAMPLES, 1, 1, "invalid", &defaults, &text), 1);
+    assert_non_null(strstr(text, "NOW-INVALID"));
+    free(text);
+}
+
+static void invalid_in_base(void **state)
+{
+    (void)state;
+    double x[SAMPLES];
+    make_samples(x, SAMPLES, 1, 1);
+    json_t *base_list = json_pack("[o]", stagebench_entry("k/v", "failed", NULL, 0));
+    json_t *new_list = json_pack("[o]", stagebench_entry("k/v", "valid", x, SAMPLES));
+    char *text;
+    assert_int_equal(compare(write_records("base.json", base_list),
+                             write_records("new.json", new_list),
+                             &defaults, &text), 0);
+    assert_non_null(strstr(text, "not-comparable"));
+    free(text);
+}
+
+static void missing_and_new(void **state)
+{
+    (void)state;
+    double x[SAMPLES];
+    make_samples(x, SAMPLES, 1, 1);
+    json_t *base_list = json_pack("[o, o]", stagebench_entry("k/kept", "valid", x, SAMPLES),
+                                  stagebench_entry("k/dropped", "valid", x, SAMPLES));
+    json_t *new_list = json_pack("[o, o]", stagebench_entry("k/kept", "valid", x, SAMPLES),
+                                 stagebench_entry("k/added", "valid", x, SAMPLES));
+    char *text;
+    assert_int_equal(compare(write_records("base.json", base_list),
+                             write_records("new.json", new_list),
+                             &defaults, &text), 0);
+    assert_non_null(strstr(text, "missing: k/dropped\n"));
+    assert_non_null(strstr(text, "new: k/added\n"));
+    assert_non_null(strstr(text, "1 same"));
+    assert_non_null(strstr(text, "1 new, 1 missing"));
+    free(text);
+}
+
+static void no_benchmarks_array(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/other.json", dir);
+    json_t *doc = json_pack("{s:i}", "schema", 1);
+    assert_int_equal(sb_json_write_atomic(path, doc), 0);
+    json_decref(doc);
+    char *text;
+    assert_int_equal(compare(path, path, &defaults, &text), -1);
+    assert_non_null(strstr(sb_error(), "other.json"));
+    assert_non_null(strstr(sb_error(), "no \"benchmarks\" array"));
+    free(text);
+}
+
+static void not_json(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/notes.txt", dir);
+    const char *words = "name,median_s\nk/v,0.001\n";
+    assert_int_equal(sb_write_atomic(path, words, strlen(words)), 0);
+    double x[SAMPLES];
+    make_samples(x, SAMPLES, 1, 1);
+    const char *good = write_records("good.json", json_pack("[o]", stagebench_entry(
+                                                                "k/v", "valid", x, SAMPLES)));
+    char *text;
+    /* Either side: the message names the bad file. */
+    assert_int_equal(compare(good, path, &defaults, &text), -1);
+    assert_non_null(strstr(sb_error(), "notes.txt"));
+    free(text);
+    assert_int_equal(compare(path, good, &defaults, &text), -1);
+    free(text);
+
+    char absent[600];
+    snprintf(absent, sizeof absent, "%s/absent.json", dir);
+    assert_int_equal(compare(good, absent, &defaults, &text), -1);
+    assert_non_null(strstr(sb_error(), "absent.json"));
+    free(text);
+}
+
+/* Google Benchmark with --benchmark_repetitions: one "iteration" entry per repetition, then the
+ * aggregates, times in its time_unit and no stagebench object. */
+static json_t *google_benchmark_entries(const char *name, double scale, unsigned seed)
+{
+    double x[SAMPLES];
+    make_samples(x, SAMPLES, scale, seed);
+    json_t *list = json_array();
+    for (int i = 0; i < SAMPLES; i++)
+        json_array_append_new(list, json_pack("{s:s, s:s, s:i, s:f, s:f, s:s}", "name", name,
+                                              "run_type", "iteration", "iterations", 1000,
+                                              "real_time", x[i] * 1e9, "cpu_time", x[i] * 1e9,
+                                              "time_unit", "ns"));
+    char mean_name[128];
+    snprintf(mean_name, sizeof mean_name, "%s_mean", name);
+    json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:f, s:s}", "name", mean_name,
+                                          "run_type", "aggregate", "aggregate_name", "mean",
+                                          "real_time", 1e6 * scale, "time_unit", "ns"));
+    return list;
+}
+
+static void plain_google_benchmark(void **state)
+{
+    (void)state;
+    const char *base = write_records("gb_base.json", google_benchmark_entries("BM_Sort/64", 1, 1));
+    const char *slower = write_records("gb_new.json", google_benchmark_entries("BM_Sort/64", 1.3,
+                                                                              2));
+    char *text;
+    assert_int_equal(compare(base, slower, &defaults, &text), 1);
+    assert_non_null(strstr(text, "BM_Sort/64"));
+    assert_non_null(strstr(text, "SLOWER"));
+    /* 20 repetitions each, no ties, no overlap: the exact test, p = 2 / C(40, 20)
+     * = 2 / 137846528820 = 1.45e-11. */
+    assert_non_null(strstr(text, "1.45e-11"));
+    /* The aggregates are not benchmarks of their own. */
+    assert_null(strstr(text, "_mean"));
+    assert_non_null(strstr(text, "0 new, 0 missing"));
+    free(text);
+
+    assert_int_equal(compare(base, base, &defaults, &text), 0);
+    free(text);
+}
+
+static int make_dir(void **state)
+{
+    (void)state;
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int remove_dir(void **state)
+{
+    (void)state;
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    for (struct dirent *e; (e = readdir(d));) {
+        char path[1024];
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    return rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(identical_runs),
+        cmocka_unit_test(clearly_slower),
+        cmocka_unit_test(slower_within_threshold),
+        cmocka_unit_test(slower_but_too_few_samples),
+        cmocka_unit_test(faster),
+        cmocka_unit_test(valid_to_invalid),
+        cmocka_unit_test(invalid_in_base),
+        cmocka_unit_test(missing_and_new),
+        cmocka_unit_test(no_benchmarks_array),
+        cmocka_unit_test(not_json),
+        cmocka_unit_test(plain_google_benchmark),
+    };
+    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+}

@@ -1,0 +1,29 @@
+#include "table.h"
+
+#define THESIS "procell-gpu-thesis-it"
+
+const sb_variant pc_variants[PC_NVARIANTS] = {
+    {"cpu-reference", 0, "single thread, LIFO stack depth-first: ProCell's algorithm (the oracle)",
+     THESIS " 3.1", 0, &pc_cpu_reference_ops},
+    {"cpu-openmp", 0, "roots spread over all cores, one histogram per thread", "beyond the thesis",
+     0, &pc_cpu_openmp_ops},
+    {"host-loop", 1,
+     "one kernel per generation; host copies back, collects Inactive, compacts Alive", THESIS
+     " 3.2.2, fig. 3.4", SB_NEEDS_GPU, &pc_host_loop_ops},
+    {"dynamic-parallelism", 2,
+     "levels preallocated on the device; each block launches the next level's child grid",
+     THESIS " 3.2.3, fig. 3.6", SB_NEEDS_GPU | SB_NEEDS_CDP, &pc_dynamic_parallelism_ops},
+    {"bounding", 3, "block vote: a block with no Alive child launches nothing",
+     THESIS " 3.2.3, fig. 3.7", SB_NEEDS_GPU | SB_NEEDS_CDP, &pc_bounding_ops},
+    {"depth-inference", 4, "levels = smallest eta with eta * mean >= t_max, capped by memory",
+     THESIS " 3.2.3, fig. 3.8", SB_NEEDS_GPU | SB_NEEDS_CDP, &pc_depth_inference_ops},
+    {"gpu-histogram", 5,
+     "terminal cells binary-search Omega and atomicAdd their bin; no per-level copy",
+     THESIS " 3.2.3, figs. 3.9-3.10", SB_NEEDS_GPU | SB_NEEDS_CDP, &pc_gpu_histogram_ops},
+    {"subtree-dfs", 6,
+     "a thread per root walks its tree depth-first into a block-private histogram: memory "
+     "O(roots + |Omega|)", "beyond the thesis (its 3.2.4 open problem)", SB_NEEDS_GPU,
+     &pc_subtree_dfs_ops},
+    {"multi-gpu", 7, "roots split over every visible GPU, histograms summed",
+     "beyond the thesis (its future work)", SB_NEEDS_GPU | SB_NEEDS_MULTI_GPU, &pc_multi_gpu_ops},
+};

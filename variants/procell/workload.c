@@ -1,0 +1,152 @@
+/* ProCell as the harness sees it: parameters, inputs, outputs and their comparison. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../harness/error.h"
+#include "../../harness/variant.h"
+#include "model.h"
+#include "table.h"
+
+static const sb_param_decl params[] = {
+    {"histogram", SB_PARAM_PATH, NULL, 0, 0, NULL,
+     "initial fluorescence histogram: 'fluorescence count' lines"},
+    {"types", SB_PARAM_TEXT_T, "m4", 0, 0, NULL,
+     "cell types: m1..m4 (published ProCell sets) or a file of 'proportion mean stddev' lines"},
+    {"t_max", SB_PARAM_FLOAT, "240", 1e-9, 1e6, NULL, "simulated hours"},
+    {"phi_min", SB_PARAM_FLOAT, NULL, 0, 1e300, NULL,
+     "detection threshold; default: fluorescence of the first non-empty histogram row"},
+    {"start", SB_PARAM_CHOICE, "async", 0, 0, "sync|async", "start mode"},
+    {"seed", SB_PARAM_INT, "1", 0, 4294967295.0, NULL, "random seed (32 bits)"},
+    {"replicate", SB_PARAM_INT, "1", 1, 1e6, NULL,
+     "histogram counts multiplied by this, to scale the initial population"},
+    {"distribution", SB_PARAM_CHOICE, "normal", 0, 0, "normal",
+     "division-time distribution (truncated normal)"},
+    {"level_memory_gib", SB_PARAM_FLOAT, "4", 0, 1e6, NULL,
+     "device memory (GiB) stages 2-5 preallocate levels in, as the thesis' 4 GiB GTX 970 "
+     "allowed; 0 = all free memory"},
+};
+
+static int load(const sb_params *p, void **out)
+{
+    if (!sb_param_is_set(p, "histogram"))
+        return sb_fail("procell needs an initial histogram: --param histogram=FILE "
+                       "(e.g. ../shared/data/procell/AML9_Exp3_t10d_UT1_BM_GFPpos.txt)");
+    pc_model *m = calloc(1, sizeof *m);
+    pc_histogram_row *rows = NULL;
+    int nrows = 0;
+    if (!m)
+        return sb_fail("out of host memory");
+    const char *hist = sb_param_text(p, "histogram"), *types = sb_param_text(p, "types");
+    snprintf(m->histogram_path, sizeof m->histogram_path, "%s", hist);
+    snprintf(m->types_desc, sizeof m->types_desc, "%s", types);
+    if (!pc_types_preset(types, &m->rules) && pc_parse_types(types, &m->rules) != 0)
+        goto fail;
+    if (pc_parse_histogram(hist, &rows, &nrows) != 0)
+        goto fail;
+    double phi_min = sb_param_is_set(p, "phi_min") ? sb_param_num(p, "phi_min") : -1.0;
+    if (pc_model_build(m, rows, nrows, (uint64_t)sb_param_num(p, "replicate"), phi_min,
+                       sb_param_num(p, "t_max"), strcmp(sb_param_text(p, "start"), "async") == 0,
+                       (uint32_t)sb_param_num(p, "seed")) != 0)
+        goto fail;
+    free(rows);
+    *out = m;
+    return 0;
+fail:
+    free(rows);
+    pc_model_free(m);
+    free(m);
+    return -1;
+}
+
+static void free_model(void *model)
+{
+    pc_model_free(model);
+    free(model);
+}
+
+static void *output_new(const void *model)
+{
+    pc_output *o = calloc(1, sizeof *o);
+    if (o && pc_output_init(o, model) != 0) {
+        free(o);
+        return NULL;
+    }
+    return o;
+}
+
+static void output_poison(void *out)
+{
+    pc_output *o = out;
+    memset(o->counts, 0xa5, (size_t)o->nomega * sizeof *o->counts);
+    o->divisions = o->terminal = o->vanished = 0xa5a5a5a5a5a5a5a5ull;
+}
+
+static void output_free(void *out)
+{
+    pc_output_free(out);
+    free(out);
+}
+
+static int output_equal(const void *model, const void *ref_, const void *got_, char *why,
+                        size_t cap)
+{
+    const pc_model *m = model;
+    const pc_output *ref = ref_, *got = got_;
+    for (int i = 0; i < m->nomega; i++)
+        if (ref->counts[i] != got->counts[i]) {
+            snprintf(why, cap, "fluorescence %.17g: reference %llu cells, variant %llu",
+                     m->omega[i], ref->counts[i], got->counts[i]);
+            return 0;
+        }
+    if (ref->divisions != got->divisions || ref->terminal != got->terminal ||
+        ref->vanished != got->vanished) {
+        snprintf(why, cap,
+                 "totals: reference %llu divisions %llu terminal %llu vanished, variant %llu "
+                 "%llu %llu",
+                 ref->divisions, ref->terminal, ref->vanished, got->divisions, got->terminal,
+                 got->vanished);
+        return 0;
+    }
+    return 1;
+}
+
+static void figures(const void *model, const void *out, sb_figures *fig)
+{
+    const pc_output *o = out;
+    (void)model;
+    fig->items = (double)(o->divisions + o->terminal);
+}
+
+static int output_write(const void *model, const void *out, FILE *f)
+{
+    const pc_model *m = model;
+    const pc_output *o = out;
+    fprintf(f, "# procell final histogram: fluorescence count (%llu cells; %llu divisions, "
+               "%llu lineages lost below phi_min %.17g)\n",
+            o->terminal, o->divisions, o->vanished, m->rules.phi_min);
+    for (int i = 0; i < m->nomega; i++)
+        if (o->counts[i])
+            fprintf(f, "%.17g %llu\n", m->omega[i], o->counts[i]);
+    return ferror(f) ? sb_fail("write error on the output dump") : 0;
+}
+
+const sb_workload sb_workload_procell = {
+    .name = "procell",
+    .summary = "stochastic cell proliferation from a fluorescence histogram (ProCell; thesis "
+               "ch. 3)",
+    .item_unit = "cells",
+    .params = params,
+    .nparams = sizeof params / sizeof params[0],
+    .variants = pc_variants,
+    .nvariants = PC_NVARIANTS,
+    .reference = "cpu-reference",
+    .load = load,
+    .free_model = free_model,
+    .output_new = output_new,
+    .output_poison = output_poison,
+    .output_free = output_free,
+    .output_equal = output_equal,
+    .figures = figures,
+    .output_write = output_write,
+};
