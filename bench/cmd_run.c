@@ -120,7 +120,7 @@ int sb_cmd_run(int argc, char **argv)
         printf("stagebench run %s: %d GPU(s) visible, timing on %s\n", w->name, devices.count,
                devices.info[devices.nselected ? devices.selected[0] : 0].name);
     else if (!quiet)
-        printf("stagebench run %s: %s: GPU variants skipped\n", w->name, sb_no_device_reason());
+        printf("stagebench run %s: %s\n", w->name, sb_no_device_reason());
     sb_point_outcome outcome = {0, 0, 0, 0, 0};
     int rc = sb_point_run(&point, &records, &outcome);
     sb_records_close(&records);

@@ -672,7 +672,8 @@ static char *gnuplot_variables(const plot *p, const char *script, const char *da
     gp_set(f, "xlabel", p->xlabel);
     gp_set(f, "ylabel", p->ylabel);
     gp_set(f, "names", names);
-    fprintf(f, "count = %d; set loadpath ", p->nlines);
+    /* figure scripts keep a title the user gave (--title, a study's title=) */
+    fprintf(f, "title_given = %d; count = %d; set loadpath ", p->req->title != NULL, p->nlines);
     gp_string(f, script_dir);
     fputc(' ', f);
     gp_string(f, sb_plots_dir());

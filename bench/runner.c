@@ -112,15 +112,19 @@ int sb_point_check(const sb_point *p)
 static void print_result(const sb_result *res, const sb_workload *w)
 {
     char t[32], mem[32];
+    if (res->status == SB_SKIPPED && res->variant->needs & SB_NEEDS_GPU && res->ndevices == 0)
+        return; /* said once for the point (no GPU) */
     if (res->status != SB_VALID) {
         printf("  %-48s %-8s %s\n", res->name, sb_status_name(res->status), res->reason);
         return;
     }
     double per_s = res->time.median > 0 ? res->figures.items / res->time.median : 0;
-    printf("  %-48s valid    %12s  noise %5.2f%%  %4d samples (%s)  %.3g %s/s  peak %s\n",
+    printf("  %-48s valid    %12s  noise %5.2f%%  %4d samples (%s)  %.3g %s/s%s%s\n",
            res->name, sb_format_seconds(res->time.median, t, sizeof t), 100 * res->time.noise,
            res->nsamples, res->stop_reason, per_s, w->item_unit,
-           sb_format_bytes((double)res->peak_tracked_bytes, mem, sizeof mem));
+           res->device >= 0 ? "  device peak " : "",
+           res->device >= 0 ? sb_format_bytes((double)res->peak_tracked_bytes, mem, sizeof mem)
+                            : "");
     fflush(stdout);
 }
 
@@ -191,6 +195,11 @@ int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *o)
         rc = 0;
         goto done;
     }
+    int gpu_listed = 0;
+    for (int i = 0; i < n; i++)
+        gpu_listed |= (list[i]->needs & SB_NEEDS_GPU) != 0;
+    if (gpu_listed && devs->count == 0 && !p->quiet)
+        printf("  GPU variants skipped: %s\n", sb_no_device_reason());
     for (int i = 0; i < n; i++) {
         const sb_variant *v = list[i];
         if (v == ref)

@@ -62,8 +62,11 @@ typedef struct study {
 
 static const char usage[] =
     "usage: stagebench study <file.study> [--define KEY=VALUE]... [--out DIR] [--quiet]\n"
+    "                        [--figures-only]\n"
     "  runs every sweep of the study file into DIR (default results/runs/<study>-<UTC time>/),\n"
-    "  one records file per sweep, then draws its figures there (PNG and SVG).\n";
+    "  one records file per sweep, then draws its figures there (PNG and SVG).\n"
+    "  --figures-only: draw the figures from the records already in DIR (--out required), e.g.\n"
+    "  after running the sweeps on a machine without gnuplot.\n";
 
 static int define(study *s, const char *key, const char *value, int override)
 {
@@ -366,7 +369,7 @@ int sb_cmd_study(int argc, char **argv)
 {
     char *defines[MAX_DEFINES];
     const char *file = NULL, *out = NULL;
-    int ndefines = 0, quiet = 0;
+    int ndefines = 0, quiet = 0, figures_only = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             fputs(usage, stdout);
@@ -377,6 +380,8 @@ int sb_cmd_study(int argc, char **argv)
             out = argv[++i];
         } else if (!strcmp(argv[i], "--quiet")) {
             quiet = 1;
+        } else if (!strcmp(argv[i], "--figures-only")) {
+            figures_only = 1;
         } else if (argv[i][0] != '-' && !file) {
             file = argv[i];
         } else {
@@ -384,8 +389,11 @@ int sb_cmd_study(int argc, char **argv)
             return 2;
         }
     }
-    if (!file) {
-        fputs(usage, stderr);
+    if (!file || (figures_only && !out)) {
+        fputs(figures_only ? "stagebench study: --figures-only needs --out DIR (where the records "
+                             "are)\n"
+                           : usage,
+              stderr);
         return 2;
     }
     static study s;
@@ -404,9 +412,10 @@ int sb_cmd_study(int argc, char **argv)
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", gmtime(&now));
         snprintf(dir, sizeof dir, "results/runs/%s-%s", s.name, stamp);
     }
-    printf("study %s: %d sweeps, %d figures, into %s/\n", s.name, s.nruns, s.nfigures, dir);
+    printf("study %s: %d sweeps, %d figures, into %s/\n", s.name, figures_only ? 0 : s.nruns,
+           s.nfigures, dir);
     sb_point_outcome total = {0, 0, 0, 0, 0};
-    for (int i = 0; i < s.nruns; i++) {
+    for (int i = 0; i < s.nruns && !figures_only; i++) {
         if (!quiet)
             printf("run %s\n", s.runs[i].name);
         if (run_sweep(&s, &s.runs[i], w, dir, argc, argv, quiet, &total) != 0) {

@@ -12,6 +12,12 @@ int sb_device_count(void)
 {
     int n = 0;
     cudaError_t err = cudaGetDeviceCount(&n);
+    int driver = 0;
+    if (err != cudaSuccess && (cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0)) {
+        snprintf(no_device_reason, sizeof no_device_reason, "no GPU: no CUDA driver installed");
+        cudaGetLastError();
+        return 0;
+    }
     if (err != cudaSuccess) {
         snprintf(no_device_reason, sizeof no_device_reason, "no GPU: %s",
                  cudaGetErrorString(err));

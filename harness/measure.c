@@ -27,11 +27,29 @@ const char *sb_status_name(sb_status s)
     return names[s];
 }
 
-static double now_seconds(void)
+double sb_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void sb_phases_clear(sb_phases *p)
+{
+    p->n = 0;
+}
+
+void sb_phase_add(sb_phases *p, const char *name, double seconds)
+{
+    for (int i = 0; i < p->n; i++)
+        if (strcmp(p->name[i], name) == 0) {
+            p->seconds[i] += seconds;
+            return;
+        }
+    if (p->n < SB_MAX_PHASES) {
+        p->name[p->n] = name;
+        p->seconds[p->n++] = seconds;
+    }
 }
 
 static int env_open(sb_env *env, const sb_params *params, const int *devices, int ndevices)
@@ -108,7 +126,7 @@ static int timed_run(const sb_variant *v, void *state, const sb_env *env, cudaEv
     int use_events = env->ndevices > 0;
     if (use_events)
         SB_CUDA(cudaEventRecord(start, env->streams[0]));
-    double t0 = now_seconds();
+    double t0 = sb_now();
     int rc = v->ops->run(state);
     if (rc != 0)
         return rc;
@@ -116,7 +134,7 @@ static int timed_run(const sb_variant *v, void *state, const sb_env *env, cudaEv
         SB_CUDA(cudaEventRecord(stop, env->streams[0]));
         SB_CUDA(cudaEventSynchronize(stop));
     }
-    *wall_s = now_seconds() - t0;
+    *wall_s = sb_now() - t0;
     if (use_events)
         return sb_event_seconds(start, stop, time_s);
     *time_s = *wall_s;
@@ -137,7 +155,7 @@ static int sample_until_done(const sb_variant *v, void *state, const sb_env *env
         if (opt->cold && sb_l2_flusher_init(&flusher, env->devices[0]) != 0)
             goto done;
     }
-    double begin = now_seconds();
+    double begin = sb_now();
     for (;;) {
         double time_s = 0, wall_s = 0;
         unsigned mhz_before = 0, mhz_after = 0;
@@ -161,7 +179,7 @@ static int sample_until_done(const sb_variant *v, void *state, const sb_env *env
         }
         if (push_sample(res, &cap, time_s, wall_s) != 0)
             goto done;
-        double elapsed = now_seconds() - begin;
+        double elapsed = sb_now() - begin;
         sb_stats_compute(res->time_samples, res->nsamples, &res->time);
         if (res->nsamples >= opt->min_samples && elapsed >= opt->min_time &&
             res->time.noise < opt->max_noise) {

@@ -104,6 +104,11 @@ static json_t *benchmark_json(const sb_result *res)
                         json_pack("{s:o, s:o}", "device", number(res->report.device_launches),
                                   "host", number(res->report.host_launches)));
     json_object_set_new(sb, "series", series_json(&res->report));
+    json_t *phases = json_object();
+    for (int i = 0; i < res->report.phases.n; i++)
+        json_object_set_new(phases, res->report.phases.name[i],
+                            number(res->report.phases.seconds[i]));
+    json_object_set_new(sb, "phases", phases);
     json_object_set_new(sb, "counters", json_object());
 
     json_t *b = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:o, s:o, s:s}", "name", res->name,

@@ -55,6 +55,20 @@ typedef struct sb_series {
     double x[SB_MAX_SERIES_POINTS], y[SB_MAX_SERIES_POINTS];
 } sb_series;
 
+/* Where a run's time goes, by phase, for variants that have phases (copies, kernels, host work):
+ * accumulated over one run by sb_phase_add, so the record can explain a stage's time. */
+#define SB_MAX_PHASES 8
+typedef struct sb_phases {
+    int n;
+    const char *name[SB_MAX_PHASES];
+    double seconds[SB_MAX_PHASES];
+} sb_phases;
+
+void sb_phases_clear(sb_phases *p);
+void sb_phase_add(sb_phases *p, const char *name, double seconds);
+/* Monotonic clock, seconds. */
+double sb_now(void);
+
 /* Facts a variant knows about its last run, beyond time. */
 typedef struct sb_report {
     double bytes_moved;      /* device-memory bytes the run must move by the variant's own count */
@@ -62,6 +76,7 @@ typedef struct sb_report {
     double host_launches;    /* kernels launched from the host */
     int nseries;
     sb_series series[2];
+    sb_phases phases;        /* of the last run */
 } sb_report;
 
 /* What a stage's file provides. */

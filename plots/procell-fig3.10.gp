@@ -4,7 +4,7 @@
 #       --variants host-loop,gpu-histogram --where t_max=240 --script plots/procell-fig3.10.gp
 stats datafile using 2 nooutput
 yscale = STATS_max >= 2**30 ? 2**30 : 2**20
-title = "ProCell: device memory per generation (thesis fig. 3.10)"
+if (!title_given) title = "ProCell: device memory per generation (thesis fig. 3.10)"
 ylabel = "device memory (" . (yscale == 2**30 ? "GiB" : "MiB") . ")"
 set logscale y
 load "series.gp"

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "../../cuda/check.h"
+#include "../../cuda/timing.h"
 #include "../../harness/error.h"
 #include "device.h"
 #include "table.h"
@@ -50,6 +51,8 @@ typedef struct host_loop {
     double *terminal;
     size_t nterminal, terminal_cap;
     pc_output result;
+    sb_phases phases;
+    cudaEvent_t marks[3]; /* before upload, after the kernel, after the copy back */
     int generations;
     double bytes_by_generation[SB_MAX_SERIES_POINTS];
 } host_loop;
@@ -78,6 +81,8 @@ static int setup(sb_env *env, const void *model, void **state)
     s->env = env;
     s->m = (const pc_model *)model;
     int rc = pc_output_init(&s->result, s->m);
+    for (int i = 0; i < 3; i++)
+        SB_CUDA(cudaEventCreate(&s->marks[i]));
     if (rc == 0)
         rc = pc_tables_upload(env, 0, s->m, &s->tab);
     if (rc == 0)
@@ -95,6 +100,7 @@ static int generation(host_loop *s, uint64_t n, int from_host, int g)
     int dev = env->devices[0], rc;
     pc_cell *d_x = NULL, *d_children = NULL;
     uint8_t *d_states = NULL;
+    double t0 = sb_now();
     if ((rc = reserve((void **)&s->children, &s->children_cap, 2 * n, sizeof(pc_cell))) ||
         (rc = reserve((void **)&s->states, &s->states_cap, 2 * n, 1)))
         return rc;
@@ -105,6 +111,8 @@ static int generation(host_loop *s, uint64_t n, int from_host, int g)
         goto done;
     if (g < SB_MAX_SERIES_POINTS)
         s->bytes_by_generation[g] = (double)env->mem.current;
+    sb_phase_add(&s->phases, "allocation", sb_now() - t0);
+    SB_CUDA(cudaEventRecord(s->marks[0], st));
     if (from_host)
         rc = sb_copy(&env->xfer, d_x, s->alive, n * sizeof(pc_cell), cudaMemcpyHostToDevice, st);
     else /* thesis 3.2.1: the initial population is created on the device */
@@ -118,19 +126,29 @@ static int generation(host_loop *s, uint64_t n, int from_host, int g)
         sb_fail("launch of generation_kernel failed");
         goto done;
     }
-    if (sb_copy(&env->xfer, s->children, d_children, 2 * n * sizeof(pc_cell),
+    if (cudaEventRecord(s->marks[1], st) != cudaSuccess ||
+        sb_copy(&env->xfer, s->children, d_children, 2 * n * sizeof(pc_cell),
                 cudaMemcpyDeviceToHost, st) ||
-        sb_copy(&env->xfer, s->states, d_states, 2 * n, cudaMemcpyDeviceToHost, st))
+        sb_copy(&env->xfer, s->states, d_states, 2 * n, cudaMemcpyDeviceToHost, st) ||
+        cudaEventRecord(s->marks[2], st) != cudaSuccess)
         goto done;
     if (cudaStreamSynchronize(st) != cudaSuccess) {
         sb_fail("generation %d failed on the device: %s", g, cudaGetErrorString(cudaGetLastError()));
         goto done;
     }
+    double upload_and_kernel, copy_back;
+    if (sb_event_seconds(s->marks[0], s->marks[1], &upload_and_kernel) ||
+        sb_event_seconds(s->marks[1], s->marks[2], &copy_back))
+        goto done;
+    sb_phase_add(&s->phases, "upload + kernel", upload_and_kernel);
+    sb_phase_add(&s->phases, "copy back", copy_back);
     rc = 0;
 done:
+    t0 = sb_now();
     sb_dev_free(&env->mem, d_x);
     sb_dev_free(&env->mem, d_children);
     sb_dev_free(&env->mem, d_states);
+    sb_phase_add(&s->phases, "allocation", sb_now() - t0);
     return rc;
 }
 
@@ -142,6 +160,7 @@ static int run(void *state)
     pc_device_tally tally;
     pc_output_zero(r);
     s->nterminal = 0;
+    sb_phases_clear(&s->phases);
     SB_CUDA(cudaMemsetAsync(s->d_tally, 0, sizeof tally, env->streams[0]));
     uint64_t n = s->m->nroots;
     int g = 0, rc;
@@ -149,6 +168,7 @@ static int run(void *state)
         if ((rc = generation(s, n, g > 0, g)))
             return rc;
         /* the host's part: file Inactive, drop Remove, compact Alive */
+        double t0 = sb_now();
         size_t alive = 0;
         for (uint64_t j = 0; j < 2 * n; j += 2) {
             if (s->states[j] == PC_ALIVE) {
@@ -172,6 +192,7 @@ static int run(void *state)
         s->alive = next;
         s->alive_cap = next_cap;
         n = alive;
+        sb_phase_add(&s->phases, "host filing", sb_now() - t0);
     }
     s->generations = g;
     if (sb_copy(&env->xfer, &tally, s->d_tally, sizeof tally, cudaMemcpyDeviceToHost,
@@ -180,7 +201,10 @@ static int run(void *state)
     SB_CUDA(cudaStreamSynchronize(env->streams[0]));
     if ((rc = pc_check_tally(&tally)))
         return rc;
-    return pc_histogram_of_values(env, s->m, s->terminal, s->nterminal, r);
+    double t0 = sb_now();
+    rc = pc_histogram_of_values(env, s->m, s->terminal, s->nterminal, r);
+    sb_phase_add(&s->phases, "final histogram", sb_now() - t0);
+    return rc;
 }
 
 static int output(void *state, void *out)
@@ -193,6 +217,9 @@ static void teardown(void *state)
 {
     host_loop *s = (host_loop *)state;
     pc_output_free(&s->result);
+    for (int i = 0; i < 3; i++)
+        if (s->marks[i])
+            cudaEventDestroy(s->marks[i]);
     free(s->alive);
     free(s->children);
     free(s->states);
@@ -204,6 +231,7 @@ static void report(void *state, sb_report *r)
 {
     host_loop *s = (host_loop *)state;
     r->host_launches = 1 + s->generations + 2; /* roots, generations, final sort + encode */
+    r->phases = s->phases;
     sb_series *series = &r->series[r->nseries++];
     series->name = "device_bytes_by_generation";
     series->x_name = "generation";

@@ -126,6 +126,7 @@ typedef struct levels_state {
     size_t nrestart, restart_cap;
     pc_output result;
     double device_launches, host_launches;
+    sb_phases phases;
 } levels_state;
 
 static size_t level_slots(uint64_t roots, int g)
@@ -270,6 +271,7 @@ static int collect_on_host(levels_state *s, uint64_t roots)
     cudaStream_t st = env->streams[0];
     const level_args *a = &s->args;
     size_t offset = 0;
+    double t0 = sb_now();
     for (int g = 1; g <= s->depth; g++) {
         size_t n = level_slots(roots, g);
         if (sb_copy(&env->xfer, s->h_cells + offset, a->cells[g], n * sizeof(pc_cell),
@@ -279,6 +281,8 @@ static int collect_on_host(levels_state *s, uint64_t roots)
         offset += n;
     }
     SB_CUDA(cudaStreamSynchronize(st));
+    double t1 = sb_now();
+    sb_phase_add(&s->phases, "copy back", t1 - t0);
     pc_output *r = &s->result;
     offset = 0;
     for (int g = 1; g <= s->depth; g++) {
@@ -306,6 +310,7 @@ static int collect_on_host(levels_state *s, uint64_t roots)
         }
         offset += n;
     }
+    sb_phase_add(&s->phases, "host filing", sb_now() - t1);
     return 0;
 }
 
@@ -316,6 +321,7 @@ static int collect_restarts_on_device(levels_state *s, uint64_t roots)
     cudaStream_t st = env->streams[0];
     size_t slots = level_slots(roots, s->depth);
     unsigned long long count = 0;
+    double t0 = sb_now();
     SB_CUDA(cudaMemsetAsync(s->d_restart_count, 0, sizeof count, st));
     collect_restarts<<<(unsigned)((slots + PC_BLOCK - 1) / PC_BLOCK), PC_BLOCK, 0, st>>>(
         s->d_args, slots, s->d_restart, s->d_restart_count);
@@ -330,6 +336,7 @@ static int collect_restarts_on_device(levels_state *s, uint64_t roots)
         return -1;
     SB_CUDA(cudaStreamSynchronize(st));
     s->nrestart += count;
+    sb_phase_add(&s->phases, "restart collection", sb_now() - t0);
     return 0;
 }
 
@@ -356,6 +363,7 @@ static int run_batch(levels_state *s, uint64_t roots)
 {
     sb_env *env = s->env;
     cudaStream_t st = env->streams[0];
+    double t0 = sb_now();
     if (s->cfg.bounding) /* unlaunched blocks leave their children's slots unwritten */
         for (int g = 1; g <= s->depth; g++)
             SB_CUDA(cudaMemsetAsync(s->args.states[g], PC_EMPTY, level_slots(roots, g), st));
@@ -371,6 +379,7 @@ static int run_batch(levels_state *s, uint64_t roots)
     s->host_launches++;
     SB_CUDA(cudaStreamSynchronize(st));
     int rc = check_launches(s, roots);
+    sb_phase_add(&s->phases, "device tree", sb_now() - t0);
     if (rc == 0)
         rc = s->cfg.gpu_histogram ? collect_restarts_on_device(s, roots)
                                   : collect_on_host(s, roots);
@@ -388,6 +397,7 @@ int pc_levels_run(void *state)
     pc_output_zero(&s->result);
     s->nterminal = s->nrestart = 0;
     s->device_launches = s->host_launches = 0;
+    sb_phases_clear(&s->phases);
     SB_CUDA(cudaMemsetAsync(s->d_tally, 0, sizeof tally, st));
     if (s->cfg.gpu_histogram)
         SB_CUDA(cudaMemsetAsync(s->d_counts, 0, (size_t)m->nomega * sizeof *s->d_counts, st));
@@ -404,10 +414,13 @@ int pc_levels_run(void *state)
         } else { /* restart: the last cells of the queue become level 0 */
             n = s->nrestart < s->capacity ? s->nrestart : s->capacity;
             s->nrestart -= n;
+            double t0 = sb_now();
             if (sb_copy(&env->xfer, s->args.cells[0], s->restart + s->nrestart,
                         n * sizeof(pc_cell), cudaMemcpyHostToDevice, st))
                 return -1;
             SB_CUDA(cudaMemsetAsync(s->args.states[0], PC_ALIVE, n, st));
+            SB_CUDA(cudaStreamSynchronize(st));
+            sb_phase_add(&s->phases, "restart upload", sb_now() - t0);
         }
         if ((rc = run_batch(s, n)))
             return rc;
@@ -417,8 +430,12 @@ int pc_levels_run(void *state)
     SB_CUDA(cudaStreamSynchronize(st));
     if ((rc = pc_check_tally(&tally)))
         return rc;
-    if (!s->cfg.gpu_histogram)
-        return pc_histogram_of_values(env, m, s->terminal, s->nterminal, &s->result);
+    if (!s->cfg.gpu_histogram) {
+        double t0 = sb_now();
+        rc = pc_histogram_of_values(env, m, s->terminal, s->nterminal, &s->result);
+        sb_phase_add(&s->phases, "final histogram", sb_now() - t0);
+        return rc;
+    }
     if (sb_copy(&env->xfer, s->result.counts, s->d_counts,
                 (size_t)m->nomega * sizeof *s->d_counts, cudaMemcpyDeviceToHost, st))
         return -1;
@@ -451,6 +468,7 @@ void pc_levels_report(void *state, sb_report *r)
     levels_state *s = (levels_state *)state;
     r->device_launches = s->device_launches;
     r->host_launches = s->host_launches;
+    r->phases = s->phases;
     /* Thesis fig. 3.10: every generation's level stays allocated, filtered or not. */
     sb_series *series = &r->series[r->nseries++];
     series->name = "device_bytes_by_generation";
