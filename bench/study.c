@@ -62,9 +62,10 @@ typedef struct study {
 
 static const char usage[] =
     "usage: stagebench study <file.study> [--define KEY=VALUE]... [--out DIR] [--quiet]\n"
-    "                        [--figures-only]\n"
+    "                        [--run NAME]... [--figures-only]\n"
     "  runs every sweep of the study file into DIR (default results/runs/<study>-<UTC time>/),\n"
     "  one records file per sweep, then draws its figures there (PNG and SVG).\n"
+    "  --run NAME: only that sweep (repeatable); figures are then left for --figures-only.\n"
     "  --figures-only: draw the figures from the records already in DIR (--out required), e.g.\n"
     "  after running the sweeps on a machine without gnuplot.\n";
 
@@ -367,9 +368,9 @@ static int draw(const study *s, const study_figure *fig, const char *dir)
 
 int sb_cmd_study(int argc, char **argv)
 {
-    char *defines[MAX_DEFINES];
+    char *defines[MAX_DEFINES], *only[MAX_RUNS];
     const char *file = NULL, *out = NULL;
-    int ndefines = 0, quiet = 0, figures_only = 0;
+    int ndefines = 0, nonly = 0, quiet = 0, figures_only = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             fputs(usage, stdout);
@@ -380,6 +381,8 @@ int sb_cmd_study(int argc, char **argv)
             out = argv[++i];
         } else if (!strcmp(argv[i], "--quiet")) {
             quiet = 1;
+        } else if (!strcmp(argv[i], "--run") && i + 1 < argc && nonly < MAX_RUNS) {
+            only[nonly++] = argv[++i];
         } else if (!strcmp(argv[i], "--figures-only")) {
             figures_only = 1;
         } else if (argv[i][0] != '-' && !file) {
@@ -403,6 +406,15 @@ int sb_cmd_study(int argc, char **argv)
         fprintf(stderr, "stagebench study: %s\n", sb_error());
         return 2;
     }
+    for (int k = 0; k < nonly; k++) {
+        int found = 0;
+        for (int i = 0; i < s.nruns; i++)
+            found |= strcmp(s.runs[i].name, only[k]) == 0;
+        if (!found) {
+            fprintf(stderr, "stagebench study: --run %s: %s has no such run\n", only[k], file);
+            return 2;
+        }
+    }
     char dir[1024];
     if (out) {
         snprintf(dir, sizeof dir, "%s", out);
@@ -416,6 +428,11 @@ int sb_cmd_study(int argc, char **argv)
            s.nfigures, dir);
     sb_point_outcome total = {0, 0, 0, 0, 0};
     for (int i = 0; i < s.nruns && !figures_only; i++) {
+        int selected = nonly == 0;
+        for (int k = 0; k < nonly; k++)
+            selected |= strcmp(s.runs[i].name, only[k]) == 0;
+        if (!selected)
+            continue;
         if (!quiet)
             printf("run %s\n", s.runs[i].name);
         if (run_sweep(&s, &s.runs[i], w, dir, argc, argv, quiet, &total) != 0) {
@@ -424,7 +441,10 @@ int sb_cmd_study(int argc, char **argv)
         }
     }
     int drawn = 0;
-    for (int i = 0; i < s.nfigures; i++) {
+    if (nonly > 0)
+        printf("figures: when every run is done, stagebench study %s --out %s --figures-only\n",
+               file, dir);
+    for (int i = 0; i < s.nfigures && nonly == 0; i++) {
         if (draw(&s, &s.figures[i], dir) == 0) {
             printf("figure %s: %s/%s.png (.svg)\n", s.figures[i].name, dir, s.figures[i].name);
             drawn++;

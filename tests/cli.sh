@@ -1,1 +1,117 @@
-echo todo
+#!/bin/sh
+# The stagebench command as a user runs it: exit codes, one-line errors that name the input,
+# nothing written on bad input, validated records, skipped GPU variants without a GPU,
+# compare's verdicts, plot and study.   usage: sh tests/cli.sh path/to/stagebench
+set -u
+sb=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$tmp/out"; echo "--- stderr"; cat "$tmp/err"; exit 1; }
+expect() { # exit-status description command...
+    want=$1 what=$2
+    shift 2
+    n=$((n + 1))
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    [ "$got" = "$want" ] || fail "$what: exit $got, expected $want"
+}
+one_line_naming() { # text: stderr is one line containing it
+    [ "$(wc -l < "$tmp/err")" = 1 ] || fail "expected one line on stderr"
+    grep -q -- "$1" "$tmp/err" || fail "stderr does not name '$1'"
+}
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2" "$1" || fail "check on $1: $2"; }
+
+printf '# synthetic: fluorescence count\r\n10 0\r\n12.5 40\r\n\r\n20 30 # trailing comment\r\n35.5 25\r\n' > "$tmp/h.txt"
+quick="--min-samples 3 --min-time 0 --timeout 1"
+
+# usage
+expect 2 "no command" "$sb"
+expect 0 "help" "$sb" --help
+expect 2 "unknown command" "$sb" frobnicate
+expect 0 "list" "$sb" list procell
+grep -q "subtree-dfs" "$tmp/out" || fail "list shows the ladder"
+expect 2 "list unknown workload" "$sb" list nosuch
+one_line_naming "nosuch"
+
+# invalid inputs: exit 2, one line naming the input, nothing written
+for bad in "--param histogram=$tmp/missing.txt:missing.txt" \
+           "--param colour=red:colour" \
+           "--param t_max=-5:t_max" \
+           "--variant warp-drive:warp-drive" \
+           "--max-noise 7:max-noise" \
+           "--device 99:device"; do
+    args=${bad%:*}
+    expect 2 "bad input $args" "$sb" run procell --param histogram="$tmp/h.txt" $args --out "$tmp/r.json"
+    one_line_naming "${bad##*:}"
+done
+printf '10 5\n20 -3\n' > "$tmp/negative.txt"
+expect 2 "negative count" "$sb" run procell --param histogram="$tmp/negative.txt" --out "$tmp/r.json"
+one_line_naming "negative.txt:2"
+printf '0.5 40 10\n0.4 20 5\n' > "$tmp/types.txt"
+expect 2 "proportions not summing to 1" "$sb" run procell --param histogram="$tmp/h.txt" --param types="$tmp/types.txt" --out "$tmp/r.json"
+one_line_naming "types.txt"
+expect 2 "no histogram" "$sb" run procell --out "$tmp/r.json"
+one_line_naming "histogram"
+[ ! -e "$tmp/r.json" ] && [ ! -e "$tmp/r.csv" ] || fail "a refused run wrote records"
+
+# a CPU run writes validated records and the output
+expect 0 "cpu run" "$sb" run procell --param histogram="$tmp/h.txt" --variant cpu-reference,cpu-openmp \
+    $quick --out "$tmp/cpu.json" --dump-output "$tmp/hist.txt"
+json "$tmp/cpu.json" "b=d['benchmarks']; assert len(b)==2; s=[x['stagebench'] for x in b]; \
+assert [x['status'] for x in s]==['valid','valid']; assert s[0]['validation']['status']=='is-reference'; \
+assert s[1]['validation']['status']=='passed' and s[1]['validation']['against']=='cpu-reference'; \
+assert all(x['iterations']>=3 or x['stagebench']['stop_reason']=='timeout' for x in b); \
+assert b[0]['time_unit']=='ms' and b[0]['real_time']>0 and 'context' in d"
+head -n 1 "$tmp/cpu.csv" | grep -q "^name,workload,variant,stage" || fail "CSV header"
+[ "$(wc -l < "$tmp/cpu.csv")" = 3 ] || fail "CSV rows"
+grep -q "^# procell final histogram" "$tmp/hist.txt" && [ "$(grep -vc '^#' "$tmp/hist.txt")" -gt 0 ] ||
+    fail "dumped histogram"
+
+# every variant: GPU ones valid with a GPU, skipped (with the reason) without one
+expect 0 "all variants" "$sb" run procell --param histogram="$tmp/h.txt" $quick --out "$tmp/all.json"
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+    json "$tmp/all.json" "assert all(b['stagebench']['status']=='valid' for b in d['benchmarks'])"
+else
+    json "$tmp/all.json" "g=[b['stagebench'] for b in d['benchmarks'] if 'gpu' in b['stagebench']['needs']]; \
+assert len(g)==7 and all(s['status']=='skipped' and s['reason'].startswith('GPU variant skipped') for s in g)"
+    expect 2 "a GPU variant named on a machine without one" "$sb" run procell --param histogram="$tmp/h.txt" --variant host-loop
+    one_line_naming "needs a GPU"
+fi
+
+# compare: same run -> 0; a run slowed down 50 % -> 1; missing and new benchmarks are listed
+expect 0 "compare with itself" "$sb" compare "$tmp/cpu.json" "$tmp/cpu.json"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
+[b['stagebench']['time'].update(samples=[x*1.5 for x in b['stagebench']['time']['samples']]) for b in d['benchmarks']]; \
+d['benchmarks'][1]['name']='procell/renamed'; json.dump(d, open(sys.argv[2],'w'))" "$tmp/cpu.json" "$tmp/slow.json"
+expect 1 "compare a slower run" "$sb" compare "$tmp/cpu.json" "$tmp/slow.json"
+grep -q "SLOWER" "$tmp/out" && grep -q "missing:" "$tmp/out" && grep -q "new:" "$tmp/out" || fail "compare's table"
+expect 2 "compare a missing file" "$sb" compare "$tmp/cpu.json" "$tmp/nope.json"
+
+# plot and study (gnuplot is a dependency; without it they must say so)
+if command -v gnuplot >/dev/null 2>&1; then
+    expect 0 "second point" "$sb" run procell --param histogram="$tmp/h.txt" --param t_max=120 \
+        --variant cpu-reference,cpu-openmp $quick --out "$tmp/cpu120.json"
+    expect 0 "plot" "$sb" plot "$tmp/cpu.json" "$tmp/cpu120.json" --x t_max --out "$tmp/fig"
+    [ -s "$tmp/fig.png" ] && [ -s "$tmp/fig.svg" ] || fail "plot wrote PNG and SVG"
+    expect 0 "speedup plot" "$sb" plot "$tmp/cpu.json" "$tmp/cpu120.json" --kind speedup --baseline cpu-reference --out "$tmp/su"
+    cat > "$tmp/s.study" <<STUDY
+study tiny
+workload procell
+option min-samples 3
+option min-time 0
+option timeout 1
+run a
+  param histogram=$tmp/h.txt
+  sweep t_max=60,120
+  variants cpu-reference,cpu-openmp
+figure times time from=a
+figure speed speedup from=a baseline=cpu-reference
+STUDY
+    expect 0 "study" "$sb" study "$tmp/s.study" --out "$tmp/st"
+    [ -s "$tmp/st/times.png" ] && [ -s "$tmp/st/speed.svg" ] && [ -s "$tmp/st/a.json" ] || fail "study outputs"
+    printf 'study broken\nworkload procell\nrun a\n  sweep t_max\n  frobnicate 3\n' > "$tmp/bad.study"
+    expect 2 "bad study file" "$sb" study "$tmp/bad.study" --out "$tmp/st2"
+    one_line_naming "bad.study:5"
+fi
+echo "cli: $n checks passed"

@@ -101,13 +101,17 @@ static int generation(host_loop *s, uint64_t n, int from_host, int g)
     pc_cell *d_x = NULL, *d_children = NULL;
     uint8_t *d_states = NULL;
     double t0 = sb_now();
-    if ((rc = reserve((void **)&s->children, &s->children_cap, 2 * n, sizeof(pc_cell))) ||
+    /* device first: a generation too large for the GPU is refused before the host grows its
+     * buffers to match */
+    char what[96];
+    snprintf(what, sizeof what, "generation %d (%llu cells and their children)", g,
+             (unsigned long long)n);
+    if ((rc = sb_dev_check_fits(dev, n * (3 * sizeof(pc_cell) + 2), what)) ||
+        (rc = sb_dev_alloc(&env->mem, dev, (void **)&d_x, n * sizeof(pc_cell), what)) ||
+        (rc = sb_dev_alloc(&env->mem, dev, (void **)&d_children, 2 * n * sizeof(pc_cell), what)) ||
+        (rc = sb_dev_alloc(&env->mem, dev, (void **)&d_states, 2 * n, what)) ||
+        (rc = reserve((void **)&s->children, &s->children_cap, 2 * n, sizeof(pc_cell))) ||
         (rc = reserve((void **)&s->states, &s->states_cap, 2 * n, 1)))
-        return rc;
-    if ((rc = sb_dev_alloc(&env->mem, dev, (void **)&d_x, n * sizeof(pc_cell), "a generation")) ||
-        (rc = sb_dev_alloc(&env->mem, dev, (void **)&d_children, 2 * n * sizeof(pc_cell),
-                           "a generation's children")) ||
-        (rc = sb_dev_alloc(&env->mem, dev, (void **)&d_states, 2 * n, "children's states")))
         goto done;
     if (g < SB_MAX_SERIES_POINTS)
         s->bytes_by_generation[g] = (double)env->mem.current;
