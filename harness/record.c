@@ -63,7 +63,9 @@ static json_t *benchmark_json(const sb_result *res)
     int valid = res->status == SB_VALID;
     double median = valid ? res->time.median : 0;
     double items_per_s = valid && median > 0 ? res->figures.items / median : 0;
-    double bytes_per_s = valid && median > 0 ? res->report.bytes_moved / median : 0;
+    /* bytes figures only where the variant counts the bytes it moves */
+    double bytes = res->report.bytes_moved > 0 ? res->report.bytes_moved : NAN;
+    double bytes_per_s = valid && median > 0 ? bytes / median : NAN;
     double pct_peak = res->peak_bw > 0 ? 100.0 * bytes_per_s / res->peak_bw : NAN;
 
     json_t *sb = json_pack(
@@ -97,8 +99,8 @@ static json_t *benchmark_json(const sb_result *res)
                         json_pack("{s:o, s:s, s:o, s:o, s:o, s:o}", "items",
                                   number(res->figures.items), "item_unit",
                                   res->workload->item_unit, "items_per_second",
-                                  number(items_per_s), "bytes_moved",
-                                  number(res->report.bytes_moved), "bytes_per_second",
+                                  number(items_per_s), "bytes_moved", number(bytes),
+                                  "bytes_per_second",
                                   number(bytes_per_s), "pct_peak_dram", number(pct_peak)));
     json_object_set_new(sb, "launches",
                         json_pack("{s:o, s:o}", "device", number(res->report.device_launches),
@@ -118,7 +120,8 @@ static json_t *benchmark_json(const sb_result *res)
                           number(valid ? res->wall.median * 1e3 : 0), "time_unit", "ms");
     if (valid) {
         json_object_set_new(b, "items_per_second", number(items_per_s));
-        json_object_set_new(b, "bytes_per_second", number(bytes_per_s));
+        if (isfinite(bytes_per_s))
+            json_object_set_new(b, "bytes_per_second", number(bytes_per_s));
     } else {
         json_object_set_new(b, "error_occurred", json_true());
         json_object_set_new(b, "error_message", json_string(res->reason));
@@ -189,7 +192,8 @@ static int csv_row(sb_records *r, const sb_result *res)
     int v = res->status == SB_VALID;
     const sb_stats *t = &res->time;
     double per_s = v && t->median > 0 ? 1.0 / t->median : 0;
-    double pct = res->peak_bw > 0 ? 100.0 * res->report.bytes_moved * per_s / res->peak_bw : NAN;
+    double bytes = res->report.bytes_moved > 0 ? res->report.bytes_moved : NAN;
+    double pct = res->peak_bw > 0 ? 100.0 * bytes * per_s / res->peak_bw : NAN;
     int rc = csv_text(r, res->name, 1) || csv_text(r, res->workload->name, 0) ||
              csv_text(r, res->variant->name, 0) || csv_append(r, ",%d", res->variant->stage) ||
              csv_number(r, res->device >= 0, res->device) ||
@@ -204,7 +208,7 @@ static int csv_row(sb_records *r, const sb_result *res)
          csv_number(r, v, res->wall.median) ||
          csv_text(r, res->stop_reason ? res->stop_reason : "", 0) ||
          csv_number(r, v, res->figures.items) || csv_number(r, v, res->figures.items * per_s) ||
-         csv_number(r, v, res->report.bytes_moved) || csv_number(r, v, pct) ||
+         csv_number(r, v, bytes) || csv_number(r, v, pct) ||
          csv_number(r, 1, (double)res->peak_tracked_bytes) ||
          csv_number(r, v, (double)res->transfers.h2d) ||
          csv_number(r, v, (double)res->transfers.d2h) ||

@@ -168,6 +168,20 @@ static int grow(void **buf, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
+/* Device launches one batch plans when nothing is bounded: every block of levels 0..D-2 launches
+ * one child grid. */
+static unsigned long long planned_launches(uint64_t roots, int depth)
+{
+    unsigned long long blocks0 = (roots + PC_BLOCK - 1) / PC_BLOCK;
+    return depth >= 2 ? blocks0 * ((1ull << (depth - 1)) - 1) : 0;
+}
+
+/* The most device launches one batch may plan. CUDA's runtime holds fewer pending launches than
+ * cudaLimitDevRuntimePendingLaunchCount promises: on an H100 (CUDA 13.0, driver 580) about 780k
+ * of a 1.01M (and of a 2.03M) limit went through, the rest failed. Deeper plans would lose
+ * launches (loudly: check_launches), so depth is capped here too. */
+#define PC_MAX_PLANNED_LAUNCHES (1ull << 19)
+
 static int choose_depth(levels_state *s)
 {
     const pc_model *m = s->m;
@@ -194,19 +208,14 @@ static int choose_depth(levels_state *s)
                 (unsigned long long)s->capacity, sb_format_bytes(budget, have, sizeof have));
         return SB_REFUSED;
     }
+    while (mem_depth > 1 && planned_launches(s->capacity, mem_depth) > PC_MAX_PLANNED_LAUNCHES)
+        mem_depth--;
     s->depth = mem_depth;
     if (s->cfg.infer_depth && pc_inferred_levels(m) < mem_depth)
         s->depth = pc_inferred_levels(m);
     return 0;
 }
 
-/* Device launches one batch plans when nothing is bounded: every block of levels 0..D-2 launches
- * one child grid. */
-static unsigned long long planned_launches(uint64_t roots, int depth)
-{
-    unsigned long long blocks0 = (roots + PC_BLOCK - 1) / PC_BLOCK;
-    return depth >= 2 ? blocks0 * ((1ull << (depth - 1)) - 1) : 0;
-}
 
 int pc_levels_setup(sb_env *env, const pc_model *m, const pc_levels_config *cfg, void **state)
 {
@@ -222,7 +231,7 @@ int pc_levels_setup(sb_env *env, const pc_model *m, const pc_levels_config *cfg,
     if ((rc = pc_output_init(&s->result, m)) || (rc = choose_depth(s)))
         return rc;
     /* Raise the pending-launch limit to the planned fan-out before sizing memory: the launch
-     * pool it reserves comes out of the same free memory. */
+     * pool comes out of the same free memory. */
     size_t limit = planned_launches(s->capacity, s->depth);
     s->launch_limit = limit > 2048 ? limit : 2048;
     SB_CUDA(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, s->launch_limit));
