@@ -56,12 +56,13 @@ one_line_naming "histogram"
 [ ! -e "$tmp/r.json" ] && [ ! -e "$tmp/r.csv" ] || fail "a refused run wrote records"
 
 # a CPU run writes validated records and the output
+# (12 samples at least: compare below needs enough of them for its U test to be significant)
 expect 0 "cpu run" "$sb" run procell --param histogram="$tmp/h.txt" --variant cpu-reference,cpu-openmp \
-    $quick --out "$tmp/cpu.json" --dump-output "$tmp/hist.txt"
+    --min-samples 12 --min-time 0 --timeout 2 --out "$tmp/cpu.json" --dump-output "$tmp/hist.txt"
 json "$tmp/cpu.json" "b=d['benchmarks']; assert len(b)==2; s=[x['stagebench'] for x in b]; \
 assert [x['status'] for x in s]==['valid','valid']; assert s[0]['validation']['status']=='is-reference'; \
 assert s[1]['validation']['status']=='passed' and s[1]['validation']['against']=='cpu-reference'; \
-assert all(x['iterations']>=3 or x['stagebench']['stop_reason']=='timeout' for x in b); \
+assert all(x['iterations']>=12 or x['stagebench']['stop_reason']=='timeout' for x in b); \
 assert b[0]['time_unit']=='ms' and b[0]['real_time']>0 and 'context' in d"
 head -n 1 "$tmp/cpu.csv" | grep -q "^name,workload,variant,stage" || fail "CSV header"
 [ "$(wc -l < "$tmp/cpu.csv")" = 3 ] || fail "CSV rows"
