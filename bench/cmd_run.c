@@ -2,7 +2,6 @@
  * file (JSON + CSV). */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "../harness/context.h"
 #include "../harness/error.h"
@@ -51,9 +50,10 @@ int sb_cmd_run(int argc, char **argv)
             return fail();
         }
         const char *eq = strchr(arg, '=');
-        size_t len = eq && strncmp(arg, "--param", 7) != 0 ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+        int inline_value = eq && strncmp(arg, "--param", 7) != 0; /* --name=value */
+        size_t len = inline_value ? (size_t)(eq - arg - 2) : strlen(arg + 2);
         snprintf(name, sizeof name, "%.*s", (int)len, arg + 2);
-        if (eq && strncmp(arg, "--param", 7) != 0)
+        if (inline_value)
             value = eq + 1;
         else if (strcmp(name, "cold") && strcmp(name, "quiet") && i + 1 < argc)
             value = argv[++i];
@@ -104,14 +104,10 @@ int sb_cmd_run(int argc, char **argv)
         return fail();
 
     char path[4096];
-    if (out) {
+    if (out)
         snprintf(path, sizeof path, "%s", out);
-    } else {
-        char stamp[32];
-        time_t now = time(NULL);
-        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", gmtime(&now));
-        snprintf(path, sizeof path, "results/runs/%s-%s.json", w->name, stamp);
-    }
+    else
+        sb_default_run_path(w->name, ".json", path, sizeof path);
     sb_records records;
     json_t *context = sb_context_json(argc, argv, devices.info, devices.count, &opt);
     if (!context || sb_records_open(&records, path, context, w) != 0)

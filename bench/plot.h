@@ -14,7 +14,7 @@ typedef struct sb_plot_request {
     int ninputs;
     const char *out_prefix;    /* writes <out_prefix>.png, .svg and the data as <out_prefix>.dat */
     const char *title;         /* NULL: made from the workload and kind */
-    const char *x_param;       /* TIME/SPEEDUP: parameter on the x axis; NULL = the one that varies */
+    const char *x_param;       /* TIME/SPEEDUP: x-axis parameter; NULL = the one that varies */
     const char *variants;      /* comma-separated subset in this order; NULL = every valid one */
     const char *baseline;      /* SPEEDUP: variant whose time is the numerator */
     const char *series;        /* SERIES: series name, e.g. device_bytes_by_generation */

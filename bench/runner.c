@@ -3,10 +3,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../harness/error.h"
 #include "../harness/json.h"
 #include "../harness/registry.h"
+
+void sb_default_run_path(const char *name, const char *suffix, char *out, size_t cap)
+{
+    char stamp[32];
+    time_t now = time(NULL);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", gmtime(&now));
+    snprintf(out, cap, "results/runs/%s-%s%s", name, stamp, suffix);
+}
 
 const char *sb_format_seconds(double s, char *buf, unsigned cap)
 {

@@ -39,6 +39,9 @@ int sb_point_check(const sb_point *p);
  * is appended and `outcome` says how they went. */
 int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *outcome);
 
+/* "results/runs/<name>-<UTC yyyymmdd-hhmmss><suffix>": where a run's outputs go by default. */
+void sb_default_run_path(const char *name, const char *suffix, char *out, size_t cap);
+
 /* "12.3 ms" */
 const char *sb_format_seconds(double s, char *buf, unsigned cap);
 

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../harness/context.h"
 #include "../harness/error.h"
@@ -416,14 +415,10 @@ int sb_cmd_study(int argc, char **argv)
         }
     }
     char dir[1024];
-    if (out) {
+    if (out)
         snprintf(dir, sizeof dir, "%s", out);
-    } else {
-        char stamp[32];
-        time_t now = time(NULL);
-        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", gmtime(&now));
-        snprintf(dir, sizeof dir, "results/runs/%s-%s", s.name, stamp);
-    }
+    else
+        sb_default_run_path(s.name, "", dir, sizeof dir);
     printf("study %s: %d sweeps, %d figures, into %s/\n", s.name, figures_only ? 0 : s.nruns,
            s.nfigures, dir);
     sb_point_outcome total = {0, 0, 0, 0, 0};

@@ -111,12 +111,6 @@ int sb_params_assign(sb_params *p, const char *assignment)
     return sb_params_set(p, name, eq + 1);
 }
 
-const sb_param_decl *sb_params_find(const sb_params *p, const char *name)
-{
-    int i = find_index(p, name);
-    return i < 0 ? NULL : &p->decls[i];
-}
-
 int sb_param_is_set(const sb_params *p, const char *name)
 {
     int i = find_index(p, name);

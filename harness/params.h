@@ -47,7 +47,6 @@ void sb_params_init(sb_params *p, const sb_param_decl *decls, int n);
 int sb_params_assign(sb_params *p, const char *assignment);
 int sb_params_set(sb_params *p, const char *name, const char *value);
 
-const sb_param_decl *sb_params_find(const sb_params *p, const char *name);
 int sb_param_is_set(const sb_params *p, const char *name);
 const char *sb_param_text(const sb_params *p, const char *name);
 double sb_param_num(const sb_params *p, const char *name);

@@ -28,9 +28,21 @@ static int toy_setup_with(void **state, int answer, int fail_run)
     *state = s;
     return 0;
 }
-static int setup_right(sb_env *e, const void *m, void **s) { (void)e; (void)m; return toy_setup_with(s, 42, 0); }
-static int setup_wrong(sb_env *e, const void *m, void **s) { (void)e; (void)m; return toy_setup_with(s, 41, 0); }
-static int setup_broken(sb_env *e, const void *m, void **s) { (void)e; (void)m; return toy_setup_with(s, 42, 1); }
+static int setup_right(sb_env *e, const void *m, void **s)
+{
+    (void)e, (void)m;
+    return toy_setup_with(s, 42, 0);
+}
+static int setup_wrong(sb_env *e, const void *m, void **s)
+{
+    (void)e, (void)m;
+    return toy_setup_with(s, 41, 0);
+}
+static int setup_broken(sb_env *e, const void *m, void **s)
+{
+    (void)e, (void)m;
+    return toy_setup_with(s, 42, 1);
+}
 static int setup_refused(sb_env *e, const void *m, void **s)
 {
     (void)e; (void)m; (void)s;

@@ -153,21 +153,6 @@ static size_t plan_bytes(uint64_t roots, int depth, int gpu_histogram)
     return bytes;
 }
 
-static int grow(void **buf, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t cap2 = *cap ? *cap : 1024;
-    while (cap2 < need)
-        cap2 *= 2;
-    void *p = realloc(*buf, cap2 * elem);
-    if (!p)
-        return sb_fail("out of host memory (%zu items)", cap2);
-    *buf = p;
-    *cap = cap2;
-    return 0;
-}
-
 /* Device launches one batch plans when nothing is bounded: every block of levels 0..D-2 launches
  * one child grid. */
 static unsigned long long planned_launches(uint64_t roots, int depth)
@@ -215,7 +200,6 @@ static int choose_depth(levels_state *s)
         s->depth = pc_inferred_levels(m);
     return 0;
 }
-
 
 int pc_levels_setup(sb_env *env, const pc_model *m, const pc_levels_config *cfg, void **state)
 {
@@ -311,14 +295,15 @@ static int collect_on_host(levels_state *s, uint64_t roots)
             if (state[j] == PC_ALIVE) {
                 r->divisions++;
                 if (g == s->depth) {
-                    if (grow((void **)&s->restart, &s->restart_cap, s->nrestart + 2,
+                    if (pc_grow((void **)&s->restart, &s->restart_cap, s->nrestart + 2,
                              sizeof(pc_cell)))
                         return -1;
                     s->restart[s->nrestart++] = cell[j];
                     s->restart[s->nrestart++] = cell[j + 1];
                 }
             } else if (state[j] == PC_INACTIVE) {
-                if (grow((void **)&s->terminal, &s->terminal_cap, s->nterminal + 1, sizeof(double)))
+                if (pc_grow((void **)&s->terminal, &s->terminal_cap, s->nterminal + 1,
+                            sizeof(double)))
                     return -1;
                 s->terminal[s->nterminal++] = cell[j].f;
                 r->terminal++;
@@ -348,7 +333,7 @@ static int collect_restarts_on_device(levels_state *s, uint64_t roots)
     if (sb_copy(&env->xfer, &count, s->d_restart_count, sizeof count, cudaMemcpyDeviceToHost, st))
         return -1;
     SB_CUDA(cudaStreamSynchronize(st));
-    if (grow((void **)&s->restart, &s->restart_cap, s->nrestart + count, sizeof(pc_cell)) ||
+    if (pc_grow((void **)&s->restart, &s->restart_cap, s->nrestart + count, sizeof(pc_cell)) ||
         sb_copy(&env->xfer, s->restart + s->nrestart, s->d_restart, count * sizeof(pc_cell),
                 cudaMemcpyDeviceToHost, st))
         return -1;
