@@ -18,7 +18,7 @@ typedef struct sb_device_info {
     size_t memory_bytes;
     int l2_bytes;
     double peak_bw_theoretical; /* bytes/s: 2 (DDR) * memory clock * bus width / 8 */
-    double peak_bw_measured;    /* bytes/s: a device-to-device copy, read + written (0: not yet) */
+    double peak_bw_measured;    /* bytes/s: device-to-device copy, read + written; 0 until measured */
 } sb_device_info;
 
 /* Number of usable GPUs: 0 (not an error) without a driver or a device. */

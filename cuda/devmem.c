@@ -106,8 +106,7 @@ int sb_copy(sb_transfers *x, void *dst, const void *src, size_t bytes, enum cuda
     case cudaMemcpyHostToDevice: x->h2d += bytes; break;
     case cudaMemcpyDeviceToHost: x->d2h += bytes; break;
     case cudaMemcpyDeviceToDevice: x->d2d += bytes; break;
-    default:
-        return sb_fail("sb_copy: copy kind %d is not counted; use an explicit direction", kind);
+    default: return sb_fail("sb_copy: copy kind %d is not counted; use an explicit direction", kind);
     }
     return 0;
 }

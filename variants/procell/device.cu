@@ -36,21 +36,6 @@ int pc_tables_upload(sb_env *env, int device_index, const pc_model *m, pc_device
     return 0;
 }
 
-int pc_grow(void **buf, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 4096;
-    while (n < need)
-        n *= 2;
-    void *p = realloc(*buf, n * elem);
-    if (!p)
-        return sb_fail("out of host memory (%zu items of %zu bytes)", n, elem);
-    *buf = p;
-    *cap = n;
-    return 0;
-}
-
 int pc_check_tally(const pc_device_tally *t)
 {
     if (t->too_deep)
@@ -111,8 +96,7 @@ int pc_histogram_of_values(sb_env *env, const pc_model *m, const double *values,
                            "sorted terminal list")) ||
         (rc = sb_dev_alloc(&env->mem, dev, (void **)&unique, n * sizeof(double),
                            "histogram values")) ||
-        (rc = sb_dev_alloc(&env->mem, dev, (void **)&counts, n * sizeof(int),
-                           "histogram counts")) ||
+        (rc = sb_dev_alloc(&env->mem, dev, (void **)&counts, n * sizeof(int), "histogram counts")) ||
         (rc = sb_dev_alloc(&env->mem, dev, (void **)&nruns, sizeof(int), "histogram size")) ||
         (rc = sb_dev_alloc(&env->mem, dev, &scratch, scratch_b, "CUB scratch")))
         goto done;

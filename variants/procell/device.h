@@ -39,9 +39,6 @@ int pc_launch_init_roots(const pc_model *m, const pc_device_tables *t, uint64_t 
 int pc_histogram_of_values(sb_env *env, const pc_model *m, const double *values, size_t n,
                            pc_output *out);
 
-/* Grows a host array to hold `need` elements of `elem` bytes (doubling); keeps it otherwise. */
-int pc_grow(void **buf, size_t *cap, size_t need, size_t elem);
-
 /* Threads per block of every ProCell kernel. */
 #define PC_BLOCK 256
 

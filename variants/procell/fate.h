@@ -13,12 +13,7 @@
 #include "../../cuda/rng.h"
 #include "model.h"
 
-enum pc_purpose {
-    PC_DRAW_TYPE = 1,
-    PC_DRAW_START = 2,
-    PC_DRAW_START_FRACTION = 3,
-    PC_DRAW_TIMER = 4,
-};
+enum pc_purpose { PC_DRAW_TYPE = 1, PC_DRAW_START = 2, PC_DRAW_START_FRACTION = 3, PC_DRAW_TIMER = 4 };
 
 enum pc_fate {
     PC_TERMINAL, /* t + T > t_max: counted at its fluorescence */

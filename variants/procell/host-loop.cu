@@ -57,6 +57,21 @@ typedef struct host_loop {
     double bytes_by_generation[SB_MAX_SERIES_POINTS];
 } host_loop;
 
+static int reserve(void **buf, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 4096;
+    while (n < need)
+        n *= 2;
+    void *p = realloc(*buf, n * elem);
+    if (!p)
+        return sb_fail("out of host memory (%zu items)", n);
+    *buf = p;
+    *cap = n;
+    return 0;
+}
+
 static int setup(sb_env *env, const void *model, void **state)
 {
     host_loop *s = (host_loop *)calloc(1, sizeof *s);
@@ -95,8 +110,8 @@ static int generation(host_loop *s, uint64_t n, int from_host, int g)
         (rc = sb_dev_alloc(&env->mem, dev, (void **)&d_x, n * sizeof(pc_cell), what)) ||
         (rc = sb_dev_alloc(&env->mem, dev, (void **)&d_children, 2 * n * sizeof(pc_cell), what)) ||
         (rc = sb_dev_alloc(&env->mem, dev, (void **)&d_states, 2 * n, what)) ||
-        (rc = pc_grow((void **)&s->children, &s->children_cap, 2 * n, sizeof(pc_cell))) ||
-        (rc = pc_grow((void **)&s->states, &s->states_cap, 2 * n, 1)))
+        (rc = reserve((void **)&s->children, &s->children_cap, 2 * n, sizeof(pc_cell))) ||
+        (rc = reserve((void **)&s->states, &s->states_cap, 2 * n, 1)))
         goto done;
     if (g < SB_MAX_SERIES_POINTS)
         s->bytes_by_generation[g] = (double)env->mem.current;
@@ -122,8 +137,7 @@ static int generation(host_loop *s, uint64_t n, int from_host, int g)
         cudaEventRecord(s->marks[2], st) != cudaSuccess)
         goto done;
     if (cudaStreamSynchronize(st) != cudaSuccess) {
-        sb_fail("generation %d failed on the device: %s", g,
-                cudaGetErrorString(cudaGetLastError()));
+        sb_fail("generation %d failed on the device: %s", g, cudaGetErrorString(cudaGetLastError()));
         goto done;
     }
     double upload_and_kernel, copy_back;
@@ -166,7 +180,7 @@ static int run(void *state)
                 s->children[alive++] = s->children[j];
                 s->children[alive++] = s->children[j + 1];
             } else if (s->states[j] == PC_INACTIVE) {
-                if ((rc = pc_grow((void **)&s->terminal, &s->terminal_cap, s->nterminal + 1,
+                if ((rc = reserve((void **)&s->terminal, &s->terminal_cap, s->nterminal + 1,
                                   sizeof(double))))
                     return rc;
                 s->terminal[s->nterminal++] = s->children[j].f;

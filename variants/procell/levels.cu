@@ -153,19 +153,20 @@ static size_t plan_bytes(uint64_t roots, int depth, int gpu_histogram)
     return bytes;
 }
 
-/* Device launches one batch plans when nothing is bounded: every block of levels 0..D-2 launches
- * one child grid. */
-static unsigned long long planned_launches(uint64_t roots, int depth)
+static int grow(void **buf, size_t *cap, size_t need, size_t elem)
 {
-    unsigned long long blocks0 = (roots + PC_BLOCK - 1) / PC_BLOCK;
-    return depth >= 2 ? blocks0 * ((1ull << (depth - 1)) - 1) : 0;
+    if (need <= *cap)
+        return 0;
+    size_t cap2 = *cap ? *cap : 1024;
+    while (cap2 < need)
+        cap2 *= 2;
+    void *p = realloc(*buf, cap2 * elem);
+    if (!p)
+        return sb_fail("out of host memory (%zu items)", cap2);
+    *buf = p;
+    *cap = cap2;
+    return 0;
 }
-
-/* The most device launches one batch may plan. CUDA's runtime holds fewer pending launches than
- * cudaLimitDevRuntimePendingLaunchCount promises: on an H100 (CUDA 13.0, driver 580) about 780k
- * of a 1.01M (and of a 2.03M) limit went through, the rest failed. Deeper plans would lose
- * launches (loudly: check_launches), so depth is capped here too. */
-#define PC_MAX_PLANNED_LAUNCHES (1ull << 19)
 
 static int choose_depth(levels_state *s)
 {
@@ -193,12 +194,18 @@ static int choose_depth(levels_state *s)
                 (unsigned long long)s->capacity, sb_format_bytes(budget, have, sizeof have));
         return SB_REFUSED;
     }
-    while (mem_depth > 1 && planned_launches(s->capacity, mem_depth) > PC_MAX_PLANNED_LAUNCHES)
-        mem_depth--;
     s->depth = mem_depth;
     if (s->cfg.infer_depth && pc_inferred_levels(m) < mem_depth)
         s->depth = pc_inferred_levels(m);
     return 0;
+}
+
+/* Device launches one batch plans when nothing is bounded: every block of levels 0..D-2 launches
+ * one child grid. */
+static unsigned long long planned_launches(uint64_t roots, int depth)
+{
+    unsigned long long blocks0 = (roots + PC_BLOCK - 1) / PC_BLOCK;
+    return depth >= 2 ? blocks0 * ((1ull << (depth - 1)) - 1) : 0;
 }
 
 int pc_levels_setup(sb_env *env, const pc_model *m, const pc_levels_config *cfg, void **state)
@@ -215,7 +222,7 @@ int pc_levels_setup(sb_env *env, const pc_model *m, const pc_levels_config *cfg,
     if ((rc = pc_output_init(&s->result, m)) || (rc = choose_depth(s)))
         return rc;
     /* Raise the pending-launch limit to the planned fan-out before sizing memory: the launch
-     * pool comes out of the same free memory. */
+     * pool it reserves comes out of the same free memory. */
     size_t limit = planned_launches(s->capacity, s->depth);
     s->launch_limit = limit > 2048 ? limit : 2048;
     SB_CUDA(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, s->launch_limit));
@@ -295,15 +302,14 @@ static int collect_on_host(levels_state *s, uint64_t roots)
             if (state[j] == PC_ALIVE) {
                 r->divisions++;
                 if (g == s->depth) {
-                    if (pc_grow((void **)&s->restart, &s->restart_cap, s->nrestart + 2,
+                    if (grow((void **)&s->restart, &s->restart_cap, s->nrestart + 2,
                              sizeof(pc_cell)))
                         return -1;
                     s->restart[s->nrestart++] = cell[j];
                     s->restart[s->nrestart++] = cell[j + 1];
                 }
             } else if (state[j] == PC_INACTIVE) {
-                if (pc_grow((void **)&s->terminal, &s->terminal_cap, s->nterminal + 1,
-                            sizeof(double)))
+                if (grow((void **)&s->terminal, &s->terminal_cap, s->nterminal + 1, sizeof(double)))
                     return -1;
                 s->terminal[s->nterminal++] = cell[j].f;
                 r->terminal++;
@@ -333,7 +339,7 @@ static int collect_restarts_on_device(levels_state *s, uint64_t roots)
     if (sb_copy(&env->xfer, &count, s->d_restart_count, sizeof count, cudaMemcpyDeviceToHost, st))
         return -1;
     SB_CUDA(cudaStreamSynchronize(st));
-    if (pc_grow((void **)&s->restart, &s->restart_cap, s->nrestart + count, sizeof(pc_cell)) ||
+    if (grow((void **)&s->restart, &s->restart_cap, s->nrestart + count, sizeof(pc_cell)) ||
         sb_copy(&env->xfer, s->restart + s->nrestart, s->d_restart, count * sizeof(pc_cell),
                 cudaMemcpyDeviceToHost, st))
         return -1;

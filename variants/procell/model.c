@@ -35,6 +35,7 @@ static int build_omega(pc_model *m)
             deepest = d;
         nvalues += (size_t)d + 1;
     }
+    m->deepest_generation = (int)deepest;
     m->gen_stride = (int)deepest + 1;
     double *values = malloc(nvalues * sizeof *values);
     size_t index_entries = (size_t)(unsigned)m->nrows * (deepest + 1);

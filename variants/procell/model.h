@@ -39,9 +39,10 @@ typedef struct pc_model {
     int nomega;
     double *omega;
     /* omega_index[i * gen_stride + g]: index in omega of phi_i / 2^g; gen_stride = deepest
-     * generation any row reaches by fluorescence + 1. */
+     * generation any row reaches + 1. */
     int gen_stride;
     uint32_t *omega_index;
+    int deepest_generation; /* by fluorescence alone: a bound for stacks and level counts */
     char histogram_path[1024];
     char types_desc[1024];  /* preset name or path */
 } pc_model;
