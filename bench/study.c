@@ -365,6 +365,14 @@ static int draw(const study *s, const study_figure *fig, const char *dir)
     return sb_plot(&r);
 }
 
+static int listed(char *const *names, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return 1;
+    return 0;
+}
+
 int sb_cmd_study(int argc, char **argv)
 {
     char *defines[MAX_DEFINES], *only[MAX_RUNS];
@@ -409,7 +417,7 @@ int sb_cmd_study(int argc, char **argv)
         int found = 0;
         for (int i = 0; i < s.nruns; i++)
             found |= strcmp(s.runs[i].name, only[k]) == 0;
-        if (!found) {
+        if (!found) { /* a misspelt --run would otherwise run nothing, silently */
             fprintf(stderr, "stagebench study: --run %s: %s has no such run\n", only[k], file);
             return 2;
         }
@@ -423,10 +431,7 @@ int sb_cmd_study(int argc, char **argv)
            s.nfigures, dir);
     sb_point_outcome total = {0, 0, 0, 0, 0};
     for (int i = 0; i < s.nruns && !figures_only; i++) {
-        int selected = nonly == 0;
-        for (int k = 0; k < nonly; k++)
-            selected |= strcmp(s.runs[i].name, only[k]) == 0;
-        if (!selected)
+        if (nonly > 0 && !listed(only, nonly, s.runs[i].name))
             continue;
         if (!quiet)
             printf("run %s\n", s.runs[i].name);

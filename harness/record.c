@@ -54,6 +54,23 @@ static json_t *needs_json(unsigned needs)
     return list;
 }
 
+/* Rates of a record: per second of the median primary time; bytes figures only where the
+ * variant counts the bytes it moves (NaN, written as null or an empty cell, otherwise). */
+typedef struct derived {
+    double items_per_s, bytes, bytes_per_s, pct_peak;
+} derived;
+
+static derived derive(const sb_result *res)
+{
+    int valid = res->status == SB_VALID && res->time.median > 0;
+    derived d;
+    d.items_per_s = valid ? res->figures.items / res->time.median : 0;
+    d.bytes = res->report.bytes_moved > 0 ? res->report.bytes_moved : NAN;
+    d.bytes_per_s = valid ? d.bytes / res->time.median : NAN;
+    d.pct_peak = res->peak_bw > 0 ? 100.0 * d.bytes_per_s / res->peak_bw : NAN;
+    return d;
+}
+
 static json_t *benchmark_json(const sb_result *res)
 {
     const sb_params *p = res->params;
@@ -62,11 +79,7 @@ static json_t *benchmark_json(const sb_result *res)
         json_object_set_new(params, p->decls[i].name, json_string(p->v[i].text));
     int valid = res->status == SB_VALID;
     double median = valid ? res->time.median : 0;
-    double items_per_s = valid && median > 0 ? res->figures.items / median : 0;
-    /* bytes figures only where the variant counts the bytes it moves */
-    double bytes = res->report.bytes_moved > 0 ? res->report.bytes_moved : NAN;
-    double bytes_per_s = valid && median > 0 ? bytes / median : NAN;
-    double pct_peak = res->peak_bw > 0 ? 100.0 * bytes_per_s / res->peak_bw : NAN;
+    derived d = derive(res);
 
     json_t *sb = json_pack(
         "{s:s, s:s, s:i, s:o, s:o, s:o, s:s, s:s, s:{s:s, s:o, s:s}, s:s, s:o}", "workload",
@@ -99,9 +112,9 @@ static json_t *benchmark_json(const sb_result *res)
                         json_pack("{s:o, s:s, s:o, s:o, s:o, s:o}", "items",
                                   number(res->figures.items), "item_unit",
                                   res->workload->item_unit, "items_per_second",
-                                  number(items_per_s), "bytes_moved", number(bytes),
-                                  "bytes_per_second",
-                                  number(bytes_per_s), "pct_peak_dram", number(pct_peak)));
+                                  number(d.items_per_s), "bytes_moved", number(d.bytes),
+                                  "bytes_per_second", number(d.bytes_per_s), "pct_peak_dram",
+                                  number(d.pct_peak)));
     json_object_set_new(sb, "launches",
                         json_pack("{s:o, s:o}", "device", number(res->report.device_launches),
                                   "host", number(res->report.host_launches)));
@@ -119,9 +132,9 @@ static json_t *benchmark_json(const sb_result *res)
                           "real_time", number(median * 1e3), "cpu_time",
                           number(valid ? res->wall.median * 1e3 : 0), "time_unit", "ms");
     if (valid) {
-        json_object_set_new(b, "items_per_second", number(items_per_s));
-        if (isfinite(bytes_per_s))
-            json_object_set_new(b, "bytes_per_second", number(bytes_per_s));
+        json_object_set_new(b, "items_per_second", number(d.items_per_s));
+        if (isfinite(d.bytes_per_s))
+            json_object_set_new(b, "bytes_per_second", number(d.bytes_per_s));
     } else {
         json_object_set_new(b, "error_occurred", json_true());
         json_object_set_new(b, "error_message", json_string(res->reason));
@@ -191,9 +204,7 @@ static int csv_row(sb_records *r, const sb_result *res)
 {
     int v = res->status == SB_VALID;
     const sb_stats *t = &res->time;
-    double per_s = v && t->median > 0 ? 1.0 / t->median : 0;
-    double bytes = res->report.bytes_moved > 0 ? res->report.bytes_moved : NAN;
-    double pct = res->peak_bw > 0 ? 100.0 * bytes * per_s / res->peak_bw : NAN;
+    derived d = derive(res);
     int rc = csv_text(r, res->name, 1) || csv_text(r, res->workload->name, 0) ||
              csv_text(r, res->variant->name, 0) || csv_append(r, ",%d", res->variant->stage) ||
              csv_number(r, res->device >= 0, res->device) ||
@@ -207,8 +218,8 @@ static int csv_row(sb_records *r, const sb_result *res)
          csv_number(r, v, t->stdev) || csv_number(r, v, t->noise) ||
          csv_number(r, v, res->wall.median) ||
          csv_text(r, res->stop_reason ? res->stop_reason : "", 0) ||
-         csv_number(r, v, res->figures.items) || csv_number(r, v, res->figures.items * per_s) ||
-         csv_number(r, v, bytes) || csv_number(r, v, pct) ||
+         csv_number(r, v, res->figures.items) || csv_number(r, v, d.items_per_s) ||
+         csv_number(r, v, d.bytes) || csv_number(r, v, d.pct_peak) ||
          csv_number(r, 1, (double)res->peak_tracked_bytes) ||
          csv_number(r, v, (double)res->transfers.h2d) ||
          csv_number(r, v, (double)res->transfers.d2h) ||
