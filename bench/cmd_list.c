@@ -1,7 +1,11 @@
-/* stagebench list [workload]: what can be run, with its parameters and its ladder. */
+/* stagebench list [workload]: what can be run, with its parameters and its ladder.
+ * stagebench list --metrics [--device N]: the hardware counters a GPU can read. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "../cuda/counters.h"
+#include "../cuda/devinfo.h"
 #include "../harness/error.h"
 #include "../harness/registry.h"
 #include "commands.h"
@@ -31,12 +35,40 @@ static void list_workload(const sb_workload *w)
     }
 }
 
+static int list_metrics(const char *device_arg)
+{
+    char *end;
+    long device = device_arg ? strtol(device_arg, &end, 10) : 0;
+    if (device_arg && (end == device_arg || *end || device < 0)) {
+        fprintf(stderr, "stagebench list: --device %s: give a device number\n", device_arg);
+        return 2;
+    }
+    int count = sb_device_count();
+    if (device >= count) {
+        fprintf(stderr, "stagebench list --metrics: %s\n",
+                count ? "no such device (see nvidia-smi)" : sb_no_device_reason());
+        return 2;
+    }
+    printf("# default: ");
+    for (int i = 0; i < sb_ndefault_metrics; i++)
+        printf("%s%s", i ? "," : "", sb_default_metrics[i]);
+    printf("\n");
+    if (sb_counters_list((int)device, stdout) != 0) {
+        fprintf(stderr, "stagebench list --metrics: %s\n", sb_error());
+        return 2;
+    }
+    return 0;
+}
+
 int sb_cmd_list(int argc, char **argv)
 {
+    if (argc >= 2 && strcmp(argv[1], "--metrics") == 0 &&
+        (argc == 2 || (argc == 4 && strcmp(argv[2], "--device") == 0)))
+        return list_metrics(argc == 4 ? argv[3] : NULL);
     if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
-        fputs("usage: stagebench list [workload]\n", argc == 2 && !strcmp(argv[1], "--help")
-                                                         ? stdout
-                                                         : stderr);
+        fputs("usage: stagebench list [workload]\n"
+              "       stagebench list --metrics [--device N]\n",
+              argc == 2 && !strcmp(argv[1], "--help") ? stdout : stderr);
         return argc == 2 && !strcmp(argv[1], "--help") ? 0 : 2;
     }
     if (argc == 2) {

@@ -55,7 +55,8 @@ int sb_cmd_run(int argc, char **argv)
         snprintf(name, sizeof name, "%.*s", (int)len, arg + 2);
         if (inline_value)
             value = eq + 1;
-        else if (strcmp(name, "cold") && strcmp(name, "quiet") && i + 1 < argc)
+        else if (strcmp(name, "cold") && strcmp(name, "quiet") && strcmp(name, "no-activity") &&
+                 i + 1 < argc)
             value = argv[++i];
         int known = sb_measure_option(&opt, name, value);
         if (known < 0)

@@ -35,7 +35,8 @@ typedef struct record {
 } record;
 
 /* One row of a data block. TIME: x, median, min, max. SPEEDUP: x, speed-up, baseline median,
- * median. SERIES: x, y. */
+ * median. SERIES: x, y. COUNTERS (the block's one row): DRAM % of peak, occupancy %, DRAM bytes
+ * read + written, the variant's own floor of bytes (NaN where it does not count them). */
 typedef struct point {
     double col[4];
     const record *rec; /* TIME and SPEEDUP: where it came from, for messages */
@@ -65,8 +66,8 @@ typedef struct plot {
     char title[4096], xlabel[1024], ylabel[1024];
 } plot;
 
-static const char *const kind_names[] = {"time", "speedup", "series"};
-static const char *const kind_scripts[] = {"time.gp", "speedup.gp", "series.gp"};
+static const char *const kind_names[] = {"time", "speedup", "series", "counters"};
+static const char *const kind_scripts[] = {"time.gp", "speedup.gp", "series.gp", "counters.gp"};
 
 const char *sb_plots_dir(void)
 {
@@ -488,6 +489,29 @@ static int fill_time_lines(plot *p)
     return rc;
 }
 
+/* ---- One point: series and counters ------------------------------------------------------- */
+
+/* The record of `variant` among recs[0..n): NULL when there is none, and NULL with the error
+ * "two valid records <what>: ..." (*rc = -1) when there are two: a series or a bar shows one
+ * record, and two runs or two devices given together are the usual cause. */
+static const record *only_record_of(const record *recs, int n, const char *variant,
+                                    const char *what, int *rc)
+{
+    const record *found = NULL;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(recs[i].variant, variant) != 0)
+            continue;
+        if (found) {
+            *rc = sb_fail("two valid records %s: %s (%s) and %s (%s): plot one run and one "
+                          "device at a time", what, found->name, found->input, recs[i].name,
+                          recs[i].input);
+            return NULL;
+        }
+        found = &recs[i];
+    }
+    return found;
+}
+
 /* ---- Series ------------------------------------------------------------------------------- */
 
 static json_t *find_series(const record *rec, const char *name)
@@ -540,17 +564,9 @@ static int fill_series_lines(plot *p)
         rc = sb_fail("%s: the records with series %s differ in %s: pick one point with "
                      "--where NAME=VALUE", p->inputs, name, varying);
     for (int i = 0; rc == 0 && i < p->nlines; i++) {
-        const record *found = NULL;
-        for (int j = 0; rc == 0 && j < nwith; j++) {
-            if (strcmp(with[j].variant, p->lines[i].variant) != 0)
-                continue;
-            if (found)
-                rc = sb_fail("two valid records for one series: %s (%s) and %s (%s): plot one "
-                             "run and one device at a time", found->name, found->input,
-                             with[j].name, with[j].input);
-            found = &with[j];
-        }
-        if (rc == 0 && found) {
+        const record *found =
+            only_record_of(with, nwith, p->lines[i].variant, "for one series", &rc);
+        if (found) {
             json_t *series = find_series(found, name);
             rc = series_line(found, series, &p->lines[i]);
             if (!x_name)
@@ -568,9 +584,123 @@ static int fill_series_lines(plot *p)
     return 0;
 }
 
+/* ---- Hardware counters -------------------------------------------------------------------- */
+
+static const char *counters_text(const record *rec, const char *key)
+{
+    const char *text = json_string_value(json_object_get(json_object_get(rec->sb, "counters"),
+                                                         key));
+    return text && *text ? text : NULL;
+}
+
+/* The kept records' distinct counter statuses, as "unavailable: <reason>; not-applicable: ...",
+ * to say why there is nothing to draw. Records from before counters have no status. */
+static void describe_counter_statuses(const plot *p, char *out, size_t cap)
+{
+    size_t used = 0;
+
+    out[0] = '\0';
+    for (int i = 0; i < p->nrecs && used < cap; i++) {
+        const char *status = counters_text(&p->recs[i], "status");
+        const char *reason = counters_text(&p->recs[i], "reason");
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = same_text(status, counters_text(&p->recs[j], "status")) &&
+                   same_text(reason, counters_text(&p->recs[j], "reason"));
+        if (!seen)
+            used += (size_t)snprintf(out + used, cap - used, "%s%s%s%s", used ? "; " : "",
+                                     status ? status : "not recorded", reason ? ": " : "",
+                                     reason ? reason : "");
+    }
+}
+
+/* "a=1,b=2" for the names "a, b" with rec's values: an example of --where that keeps one point. */
+static void where_example(const record *rec, const char *names, char *out, size_t cap)
+{
+    size_t used = 0;
+
+    out[0] = '\0';
+    for (const char *s = names; *s && used < cap;) {
+        size_t n = strcspn(s, ",");
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)n, s);
+        const char *value = param_text(rec->params, name);
+        used += (size_t)snprintf(out + used, cap - used, "%s%s=%s", used ? "," : "", name,
+                                 value ? value : "VALUE");
+        s += n + (s[n] == ',');
+        s += *s == ' ';
+    }
+}
+
+/* A record as its bars, into col: DRAM % of peak, achieved occupancy, DRAM bytes, and the
+ * variant's own floor of bytes (NaN where it does not count them: no floor bar). */
+static int counters_bars(const record *rec, double col[4])
+{
+    static const char *const needed[][2] = {
+        {"derived", "dram_pct_peak"},
+        {"metrics", "sm__warps_active.avg.pct_of_peak_sustained_active"}, /* achieved occupancy */
+        {"derived", "dram_bytes"},                                         /* read + written */
+    };
+    json_t *counters = json_object_get(rec->sb, "counters");
+
+    for (int i = 0; i < 3; i++) {
+        json_t *v = json_object_get(json_object_get(counters, needed[i][0]), needed[i][1]);
+        if (!json_is_number(v))
+            return sb_fail("%s: %s: stagebench.counters.%s.%s is missing or null, and the "
+                           "counters figure needs it: stagebench run --metrics default on a GPU "
+                           "records it (with the device's measured peak)", rec->input,
+                           rec->name, needed[i][0], needed[i][1]);
+        col[i] = json_number_value(v);
+    }
+    json_t *floor = json_object_get(json_object_get(rec->sb, "derived"), "bytes_moved");
+    col[3] = json_is_number(floor) ? json_number_value(floor) : NAN;
+    return 0;
+}
+
+/* One bar group per variant whose counters were collected; the figure compares variants, so all
+ * those records must be at one parameter point, and each variant have one. */
+static int fill_counters_lines(plot *p)
+{
+    record *with = calloc((size_t)p->nrecs, sizeof *with);
+    char text[2048], example[2048];
+    int nwith = 0, rc = 0;
+
+    for (int i = 0; i < p->nrecs; i++)
+        if (same_text(counters_text(&p->recs[i], "status"), "collected"))
+            with[nwith++] = p->recs[i];
+    if (nwith == 0) {
+        describe_counter_statuses(p, text, sizeof text);
+        rc = sb_fail("no record in %s has hardware counters (status: %s); run stagebench run "
+                     "with --metrics default on a GPU", p->inputs, text);
+    } else if (varying_params(with, nwith, NULL, text, sizeof text) > 0) {
+        where_example(&with[0], text, example, sizeof example);
+        rc = sb_fail("%s: the records with hardware counters differ in %s, and a bar chart has "
+                     "one value per variant: keep one point with --where (e.g. --where %s)",
+                     p->inputs, text, example);
+    }
+    for (int i = 0; rc == 0 && i < p->nlines; i++) {
+        const record *found = only_record_of(with, nwith, p->lines[i].variant,
+                                             "with hardware counters for one variant", &rc);
+        point pt = {.col = {0}};
+        if (found && (rc = counters_bars(found, pt.col)) == 0)
+            append_point(&p->lines[i], &pt);
+    }
+    free(with);
+    if (rc != 0)
+        return -1;
+    p->ncols = 4;
+    snprintf(p->xlabel, sizeof p->xlabel, "variant");
+    snprintf(p->ylabel, sizeof p->ylabel, "hardware counters");
+    snprintf(p->columns, sizeof p->columns,
+             "dram_pct_peak occupancy_pct dram_bytes bytes_moved (NaN: not counted)");
+    snprintf(p->what, sizeof p->what, "hardware counters per variant");
+    return 0;
+}
+
 /* ---- Output ------------------------------------------------------------------------------- */
 
-/* Variants without points (no baseline at their x, no series) have nothing to draw. */
+/* Variants without points (no baseline at their x, no series, no counters) have nothing to
+ * draw. */
 static int drop_empty_lines(plot *p)
 {
     int kept = 0;
@@ -771,7 +901,7 @@ static int draw(const plot *p, const char *script, const char *data_path)
         return sb_fail("gnuplot not found: install gnuplot-nox (bench/setup-deps does)");
     if (access(script, R_OK) != 0)
         return sb_fail("gnuplot script %s: %s (--script names a file; $STAGEBENCH_PLOTS the "
-                       "directory of time.gp, speedup.gp and series.gp)", script,
+                       "directory of time.gp, speedup.gp, series.gp and counters.gp)", script,
                        strerror(errno));
     char *variables = gnuplot_variables(p, script, data_path);
     if (!variables)
@@ -796,6 +926,20 @@ static int draw(const plot *p, const char *script, const char *data_path)
     if (check_output(script, outbase, "png") != 0 || check_output(script, outbase, "svg") != 0)
         return -1;
     return 0;
+}
+
+static int fill_lines(plot *p)
+{
+    switch (p->req->kind) {
+    case SB_PLOT_SERIES:
+        return fill_series_lines(p);
+    case SB_PLOT_COUNTERS:
+        return fill_counters_lines(p);
+    case SB_PLOT_TIME:
+    case SB_PLOT_SPEEDUP:
+        break;
+    }
+    return fill_time_lines(p);
 }
 
 int sb_plot(const sb_plot_request *r)
@@ -824,8 +968,7 @@ int sb_plot(const sb_plot_request *r)
     if (load_records(&p) != 0)
         goto done;
     order_lines(&p);
-    if ((r->kind == SB_PLOT_SERIES ? fill_series_lines(&p) : fill_time_lines(&p)) != 0 ||
-        drop_empty_lines(&p) != 0)
+    if (fill_lines(&p) != 0 || drop_empty_lines(&p) != 0)
         goto done;
     finish_title(&p);
     if (write_data(&p, data_path) == 0 && draw(&p, script, data_path) == 0)
@@ -847,8 +990,8 @@ done:
 static void print_usage(FILE *f)
 {
     fprintf(f,
-            "usage: stagebench plot <records.json>... [--kind time|speedup|series] [--x PARAM]\n"
-            "           [--baseline VARIANT] [--variants a,b] [--series NAME]\n"
+            "usage: stagebench plot <records.json>... [--kind time|speedup|series|counters]\n"
+            "           [--x PARAM] [--baseline VARIANT] [--variants a,b] [--series NAME]\n"
             "           [--where k=v,...] [--title TEXT] [--script FILE] [--out PREFIX]\n"
             "\n"
             "Draws PREFIX.png and PREFIX.svg with gnuplot; the plotted data goes to PREFIX.dat.\n"
@@ -857,15 +1000,19 @@ static void print_usage(FILE *f)
             "  --kind time      median time per variant vs x, min..max as error bars (default)\n"
             "  --kind speedup   baseline's median time / each variant's, at the same x\n"
             "  --kind series    a series the variants report (--series NAME), at one point\n"
+            "  --kind counters  hardware counters at one point, a bar per GPU variant: DRAM\n"
+            "                   throughput as %% of the measured peak, achieved occupancy, and\n"
+            "                   DRAM bytes read + written beside the variant's own count of the\n"
+            "                   bytes it must move (records of stagebench run --metrics default)\n"
             "  --x PARAM        parameter on the x axis (default: the one that varies)\n"
             "  --baseline V     variant the speed-up is measured against (e.g. cpu-reference)\n"
             "  --variants a,b   these variants, in this order (default: all, by stage)\n"
             "  --where k=v,...  only records with these parameter values\n"
             "  --title TEXT     figure title (default: workload and what is plotted)\n"
-            "  --script FILE    gnuplot script (default: time.gp, speedup.gp or series.gp\n"
-            "                   in %s)\n"
-            "  --out PREFIX     default: the first input without .json, plus -time, -speedup\n"
-            "                   or -NAME\n",
+            "  --script FILE    gnuplot script (default: time.gp, speedup.gp, series.gp or\n"
+            "                   counters.gp in %s)\n"
+            "  --out PREFIX     default: the first input without .json, plus -time, -speedup,\n"
+            "                   -NAME or -counters\n",
             sb_plots_dir());
 }
 
@@ -915,10 +1062,10 @@ static int parse_args(int argc, char **argv, sb_plot_request *r, const char **in
     }
     if (r->ninputs == 0)
         return sb_fail("no records file: stagebench plot <records.json>... (see --help)");
-    for (r->kind = SB_PLOT_TIME; r->kind <= SB_PLOT_SERIES; r->kind++)
+    for (r->kind = SB_PLOT_TIME; r->kind <= SB_PLOT_COUNTERS; r->kind++)
         if (strcmp(kind, kind_names[r->kind]) == 0)
             return 0;
-    return sb_fail("--kind %s: expected time, speedup or series", kind);
+    return sb_fail("--kind %s: expected time, speedup, series or counters", kind);
 }
 
 int sb_cmd_plot(int argc, char **argv)

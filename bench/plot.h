@@ -3,9 +3,10 @@
 #define SB_PLOT_H
 
 typedef enum sb_plot_kind {
-    SB_PLOT_TIME,    /* median time per variant vs x, with min..max spread */
-    SB_PLOT_SPEEDUP, /* baseline median / variant median vs x */
-    SB_PLOT_SERIES,  /* a reported series (y vs its x) per variant, at one parameter point */
+    SB_PLOT_TIME,     /* median time per variant vs x, with min..max spread */
+    SB_PLOT_SPEEDUP,  /* baseline median / variant median vs x */
+    SB_PLOT_SERIES,   /* a reported series (y vs its x) per variant, at one parameter point */
+    SB_PLOT_COUNTERS, /* hardware counters per GPU variant as bars, at one parameter point */
 } sb_plot_kind;
 
 typedef struct sb_plot_request {

@@ -7,6 +7,7 @@
 
 #include "../harness/error.h"
 #include "../harness/json.h"
+#include "../harness/profile.h"
 #include "../harness/registry.h"
 
 void sb_default_run_path(const char *name, const char *suffix, char *out, size_t cap)
@@ -115,6 +116,12 @@ int sb_point_check(const sb_point *p)
         return sb_fail("--reference %s: %s has no such variant", ref, w->name);
     if (rv->needs & SB_NEEDS_GPU)
         return sb_fail("--reference %s: the reference must be a CPU variant", ref);
+    const sb_devices *d = p->devices;
+    if (d->count > 0)
+        return sb_profile_check(p->opt, d->nselected ? d->selected[0] : 0);
+    if (p->opt->counters == SB_COUNTERS_REQUIRED)
+        return sb_fail("--metrics: hardware counters need a GPU and this machine has none (%s)",
+                       sb_no_device_reason());
     return 0;
 }
 
@@ -265,6 +272,33 @@ static int number_in(const char *name, const char *value, double lo, double hi, 
     return 0;
 }
 
+/* "none", "default", "default,m1,m2" or "m1,m2": asking by name makes counters required. */
+static int metrics_option(sb_measure_options *o, const char *value)
+{
+    if (!value || !*value)
+        return sb_fail("--metrics needs a value: default, none or a comma-separated metric list");
+    o->counters = SB_COUNTERS_REQUIRED;
+    o->nmetrics = 0;
+    if (strcmp(value, "none") == 0) {
+        o->counters = SB_COUNTERS_OFF;
+        return 0;
+    }
+    char buf[SB_MAX_METRICS * SB_METRIC_NAME];
+    snprintf(buf, sizeof buf, "%s", value);
+    for (char *save = NULL, *m = strtok_r(buf, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
+        int is_default = strcmp(m, "default") == 0;
+        int count = is_default ? sb_ndefault_metrics : 1;
+        if (o->nmetrics + count > SB_MAX_METRICS)
+            return sb_fail("--metrics: at most %d metrics per run", SB_MAX_METRICS);
+        if (strlen(m) >= SB_METRIC_NAME)
+            return sb_fail("--metrics: '%.40s...' is longer than a metric name can be", m);
+        for (int i = 0; i < count; i++)
+            snprintf(o->metrics[o->nmetrics++], SB_METRIC_NAME, "%s",
+                     is_default ? sb_default_metrics[i] : m);
+    }
+    return 0;
+}
+
 int sb_measure_option(sb_measure_options *o, const char *name, const char *value)
 {
     double x = 0;
@@ -272,6 +306,12 @@ int sb_measure_option(sb_measure_options *o, const char *name, const char *value
         o->cold = 1;
         return 0;
     }
+    if (strcmp(name, "no-activity") == 0) {
+        o->activity = 0;
+        return 0;
+    }
+    if (strcmp(name, "metrics") == 0)
+        return metrics_option(o, value);
     if (strcmp(name, "max-noise") == 0) {
         if (number_in(name, value, 0, 1, &x))
             return -1;

@@ -48,7 +48,7 @@ const char *sb_format_seconds(double s, char *buf, unsigned cap);
 
 
 /* A measurement option by its command-line name (max-noise, min-samples, min-time, timeout,
- * warmup; cold takes no value). 1 when `name` is not one of them, -1 on a bad value. */
+ * warmup, metrics; cold and no-activity take no value). 1 when `name` is not one of them, -1 on a bad value. */
 int sb_measure_option(sb_measure_options *o, const char *name, const char *value);
 #define SB_MEASURE_OPTIONS_HELP                                                                    \
     "  --max-noise X      stop when stdev/mean < X (default 0.01)...\n"                           \
@@ -56,5 +56,9 @@ int sb_measure_option(sb_measure_options *o, const char *name, const char *value
     "  --min-time S       ...and S seconds of sampling (default 0.5)\n"                           \
     "  --timeout S        stop sampling after S seconds regardless (default 20)\n"                \
     "  --warmup N         untimed runs before sampling (default 1)\n"                             \
-    "  --cold             flush the L2 cache before every sample\n"
+    "  --cold             flush the L2 cache before every sample\n"                            \
+    "  --metrics LIST     hardware counters, in passes after the timing: default, none, or\n"    \
+    "                     names (default,m1,...; `stagebench list --metrics`); naming them makes\n" \
+    "                     unreadable counters an error (default: the default set if readable)\n" \
+    "  --no-activity      no CUPTI activity records (kernels, copies, allocations)\n"
 #endif

@@ -7,6 +7,8 @@
 #include <unistd.h>
 #include <cuda_runtime_api.h>
 
+#include "../cuda/counters.h"
+
 #include "sb_version.h"
 
 static double cpu_mhz(void)
@@ -70,7 +72,8 @@ json_t *sb_context_json(int argc, char **argv, const sb_device_info *devices, in
     int driver = 0, runtime = 0;
     if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0 &&
         cudaRuntimeGetVersion(&runtime) == cudaSuccess)
-        cuda = json_pack("{s:i, s:i}", "driver_version", driver, "runtime_version", runtime);
+        cuda = json_pack("{s:i, s:i, s:s}", "driver_version", driver, "runtime_version", runtime,
+                         "cupti_version", sb_cupti_version());
     cudaGetLastError();
     json_t *devs = json_array();
     for (int i = 0; i < ndevices; i++)
@@ -85,6 +88,16 @@ json_t *sb_context_json(int argc, char **argv, const sb_device_info *devices, in
         "measurement", "max_noise", opt->max_noise, "min_samples", opt->min_samples,
         "min_time_s", opt->min_time, "timeout_s", opt->timeout, "warmup_runs", opt->warmup_runs,
         "cold", opt->cold);
+    const char *counters[] = {"off", "if-available", "required"};
+    json_t *metrics = json_array();
+    for (int i = 0; i < opt->nmetrics; i++)
+        json_array_append_new(metrics, json_string(opt->metrics[i]));
+    json_t *measurement = json_object_get(sb, "measurement");
+    json_object_set_new(measurement, "counters", json_string(counters[opt->counters]));
+    json_object_set_new(measurement, "metrics", opt->nmetrics ? metrics : json_string("default"));
+    if (!opt->nmetrics)
+        json_decref(metrics);
+    json_object_set_new(measurement, "activity", json_boolean(opt->activity));
     return json_pack("{s:s, s:s, s:s, s:i, s:i, s:b, s:[], s:[f,f,f], s:s, s:o}", "date", date,
                      "host_name", host, "executable", argc > 0 ? argv[0] : "stagebench",
                      "num_cpus", (int)sysconf(_SC_NPROCESSORS_ONLN), "mhz_per_cpu", (int)cpu_mhz(),

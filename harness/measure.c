@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../cuda/check.h"
 #include "../cuda/timing.h"
 #include "error.h"
+#include "profile.h"
 #include "smclock.h"
 
 void sb_measure_defaults(sb_measure_options *o)
@@ -19,6 +19,9 @@ void sb_measure_defaults(sb_measure_options *o)
     o->timeout = 20.0;
     o->warmup_runs = 1;
     o->cold = 0;
+    o->counters = SB_COUNTERS_IF_AVAILABLE;
+    o->nmetrics = 0;
+    o->activity = 1;
 }
 
 const char *sb_status_name(sb_status s)
@@ -27,34 +30,11 @@ const char *sb_status_name(sb_status s)
     return names[s];
 }
 
-double sb_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-void sb_phases_clear(sb_phases *p)
-{
-    p->n = 0;
-}
-
-void sb_phase_add(sb_phases *p, const char *name, double seconds)
-{
-    for (int i = 0; i < p->n; i++)
-        if (strcmp(p->name[i], name) == 0) {
-            p->seconds[i] += seconds;
-            return;
-        }
-    if (p->n < SB_MAX_PHASES) {
-        p->name[p->n] = name;
-        p->seconds[p->n++] = seconds;
-    }
-}
-
-static int env_open(sb_env *env, const sb_params *params, const int *devices, int ndevices)
+static int env_open(sb_env *env, const char *label, const sb_params *params, const int *devices,
+                    int ndevices)
 {
     memset(env, 0, sizeof *env);
+    snprintf(env->label, sizeof env->label, "%s", label);
     env->params = params;
     env->cpu_threads = omp_get_max_threads();
     env->ndevices = ndevices;
@@ -119,52 +99,98 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* One timed call of run(): events on the timed device's stream and the host clock around it. */
-static int timed_run(const sb_variant *v, void *state, const sb_env *env, cudaEvent_t start,
-                     cudaEvent_t stop, double *time_s, double *wall_s)
+int sb_session_open(sb_session *s, const sb_workload *w, const sb_variant *v, const void *model,
+                    const sb_params *params, const int *devices, int ndevices)
 {
-    int use_events = env->ndevices > 0;
-    if (use_events)
-        SB_CUDA(cudaEventRecord(start, env->streams[0]));
-    double t0 = sb_now();
-    int rc = v->ops->run(state);
+    memset(s, 0, sizeof *s);
+    s->workload = w;
+    s->variant = v;
+    s->model = model;
+    s->gpu = (v->needs & SB_NEEDS_GPU) != 0;
+    snprintf(s->label, sizeof s->label, "%s/%s", w->name, v->name);
+    sb_error_clear();
+    int rc = env_open(&s->env, s->label, params, devices, s->gpu ? ndevices : 0);
+    if (rc == 0 && s->gpu) {
+        SB_CUDA(cudaEventCreate(&s->start));
+        SB_CUDA(cudaEventCreate(&s->stop));
+    }
     if (rc != 0)
         return rc;
-    if (use_events) {
-        SB_CUDA(cudaEventRecord(stop, env->streams[0]));
-        SB_CUDA(cudaEventSynchronize(stop));
+    sb_range_push(s->label, "setup");
+    rc = v->ops->setup(&s->env, model, &s->state);
+    sb_range_pop();
+    return rc;
+}
+
+int sb_session_validate(sb_session *s, const void *reference, void *out, char *detail,
+                        size_t cap)
+{
+    const sb_workload *w = s->workload;
+    sb_range_push(s->label, "validation");
+    w->output_poison(out);
+    int rc = s->variant->ops->run(s->state);
+    if (rc == 0)
+        rc = s->variant->ops->output(s->state, out);
+    if (rc == 0 && reference && !w->output_equal(s->model, reference, out, detail, cap))
+        rc = 1;
+    sb_range_pop();
+    return rc;
+}
+
+/* Events on the timed device's stream and the host clock around one run(). */
+int sb_session_sample(sb_session *s, double *time_s, double *wall_s)
+{
+    sb_range_push(s->label, "sample");
+    if (s->gpu)
+        SB_CUDA(cudaEventRecord(s->start, s->env.streams[0]));
+    double w0 = sb_now();
+    int rc = s->variant->ops->run(s->state);
+    if (rc == 0 && s->gpu) {
+        SB_CUDA(cudaEventRecord(s->stop, s->env.streams[0]));
+        SB_CUDA(cudaEventSynchronize(s->stop));
     }
-    *wall_s = sb_now() - t0;
-    if (use_events)
-        return sb_event_seconds(start, stop, time_s);
+    *wall_s = sb_now() - w0;
+    sb_range_pop();
+    if (rc != 0)
+        return rc;
+    if (s->gpu)
+        return sb_event_seconds(s->start, s->stop, time_s);
     *time_s = *wall_s;
     return 0;
 }
 
-static int sample_until_done(const sb_variant *v, void *state, const sb_env *env,
-                             const sb_measure_options *opt, const sb_smclock *clock,
-                             sb_result *res)
+void sb_session_close(sb_session *s)
 {
-    cudaEvent_t start = NULL, stop = NULL;
+    if (s->state)
+        s->variant->ops->teardown(s->state);
+    s->state = NULL;
+    if (s->start)
+        cudaEventDestroy(s->start);
+    if (s->stop)
+        cudaEventDestroy(s->stop);
+    s->start = s->stop = NULL;
+    env_close(&s->env);
+}
+
+static int sample_until_done(sb_session *s, const sb_measure_options *opt,
+                             const sb_smclock *clock, sb_result *res)
+{
     sb_l2_flusher flusher = {0};
+    cudaStream_t stream = s->gpu ? s->env.streams[0] : NULL;
     double *mhz = NULL;
     int cap = 0, mhz_n = 0, rc = -1;
-    if (env->ndevices > 0) {
-        SB_CUDA(cudaEventCreate(&start));
-        SB_CUDA(cudaEventCreate(&stop));
-        if (opt->cold && sb_l2_flusher_init(&flusher, env->devices[0]) != 0)
-            goto done;
-    }
+    if (s->gpu && opt->cold && sb_l2_flusher_init(&flusher, s->env.devices[0]) != 0)
+        goto done;
     double begin = sb_now();
     for (;;) {
         double time_s = 0, wall_s = 0;
         unsigned mhz_before = 0, mhz_after = 0;
         int slow_before = 0, slow_after = 0;
-        if (flusher.buffer && (sb_l2_flush(&flusher, env->streams[0]) != 0 ||
-                               cudaStreamSynchronize(env->streams[0]) != cudaSuccess))
+        if (flusher.buffer && (sb_l2_flush(&flusher, stream) != 0 ||
+                               cudaStreamSynchronize(stream) != cudaSuccess))
             goto done;
         int have_clock = sb_smclock_read(clock, &mhz_before, &slow_before) == 0;
-        rc = timed_run(v, state, env, start, stop, &time_s, &wall_s);
+        rc = sb_session_sample(s, &time_s, &wall_s);
         if (rc != 0)
             goto done;
         rc = -1;
@@ -203,10 +229,6 @@ static int sample_until_done(const sb_variant *v, void *state, const sb_env *env
 done:
     free(mhz);
     sb_l2_flusher_free(&flusher);
-    if (start)
-        cudaEventDestroy(start);
-    if (stop)
-        cudaEventDestroy(stop);
     return rc;
 }
 
@@ -219,38 +241,12 @@ static void transfers_delta(const sb_transfers *after, const sb_transfers *befor
     delta->peer = after->peer - before->peer;
 }
 
-/* Runs once and checks the output against the reference (NULL: v is the reference). */
-static int validated_run(const sb_workload *w, const sb_variant *v, void *state, sb_env *env,
-                         const void *model, const void *reference, void *out, sb_result *res)
-{
-    sb_transfers before = env->xfer;
-    w->output_poison(out);
-    int rc = v->ops->run(state);
-    if (rc == 0)
-        rc = v->ops->output(state, out);
-    if (rc != 0)
-        return rc;
-    transfers_delta(&env->xfer, &before, &res->transfers);
-    if (!reference) {
-        res->validation = "is-reference";
-        return 0;
-    }
-    if (!w->output_equal(model, reference, out, res->validation_detail,
-                         sizeof res->validation_detail)) {
-        res->validation = "failed";
-        return 1;
-    }
-    res->validation = "passed";
-    return 0;
-}
-
 int sb_measure(const sb_workload *w, const sb_variant *v, const void *model,
                const sb_params *params, const int *devices, int ndevices,
                const sb_device_info *timed_device, const void *reference, void *out,
                const sb_measure_options *opt, sb_result *res)
 {
-    sb_env env;
-    void *state = NULL;
+    sb_session s;
     int gpu = (v->needs & SB_NEEDS_GPU) != 0;
     memset(res, 0, sizeof *res);
     res->workload = w;
@@ -262,6 +258,8 @@ int sb_measure(const sb_workload *w, const sb_variant *v, const void *model,
     res->against = reference ? w->reference : NULL;
     res->event_timer = gpu;
     res->peak_bw = gpu && timed_device ? timed_device->peak_bw_measured : 0;
+    /* "not-run" stays when the benchmark ends before the pass */
+    res->counters.status = res->activity.status = gpu ? "not-run" : "not-applicable";
     char pname[SB_PARAM_TEXT];
     sb_params_name(params, pname, sizeof pname);
     if (snprintf(res->name, sizeof res->name, "%s/%s%s%s", w->name, v->name, pname[0] ? "/" : "",
@@ -271,15 +269,12 @@ int sb_measure(const sb_workload *w, const sb_variant *v, const void *model,
         set_reason(res, SB_SKIPPED, "GPU variant skipped: %s", sb_no_device_reason());
         return 0;
     }
-    if (env_open(&env, params, devices, gpu ? ndevices : 0) != 0) {
-        set_reason(res, SB_FAILED, "%s", sb_error());
-        env_close(&env);
-        return 0;
-    }
     size_t free_before = gpu ? free_device_bytes(devices[0]) : 0;
     size_t free_least = free_before;
-    sb_error_clear();
-    int rc = v->ops->setup(&env, model, &state);
+    int recording = gpu && sb_profile_activity_begin(opt, &res->activity) == 0;
+    int rc = sb_session_open(&s, w, v, model, params, devices, ndevices);
+    if (recording)
+        sb_profile_activity_window(&res->activity, &s.env, &res->activity.setup);
     if (rc == SB_REFUSED) {
         set_reason(res, SB_SKIPPED, "%s", sb_error());
         goto done;
@@ -288,12 +283,21 @@ int sb_measure(const sb_workload *w, const sb_variant *v, const void *model,
         set_reason(res, SB_FAILED, "set-up failed: %s", sb_error());
         goto done;
     }
-    rc = validated_run(w, v, state, &env, model, reference, out, res);
+    sb_transfers before = s.env.xfer;
+    rc = sb_session_validate(&s, reference, out, res->validation_detail,
+                             sizeof res->validation_detail);
+    transfers_delta(&s.env.xfer, &before, &res->transfers);
+    if (recording) {
+        sb_profile_activity_window(&res->activity, &s.env, &res->activity.run);
+        sb_profile_activity_end(&res->activity, &s.env, &res->transfers);
+        recording = 0;
+    }
     if (rc == SB_REFUSED) {
         set_reason(res, SB_SKIPPED, "%s", sb_error());
         goto done;
     }
     if (rc == 1) {
+        res->validation = "failed";
         set_reason(res, SB_INVALID, "output differs from the reference: %s",
                    res->validation_detail);
         goto done;
@@ -302,10 +306,14 @@ int sb_measure(const sb_workload *w, const sb_variant *v, const void *model,
         set_reason(res, SB_FAILED, "%s", sb_error());
         goto done;
     }
+    res->validation = reference ? "passed" : "is-reference";
     if (gpu && free_device_bytes(devices[0]) < free_least)
         free_least = free_device_bytes(devices[0]);
     for (int i = 0; i < opt->warmup_runs; i++) {
-        if (v->ops->run(state) != 0) {
+        sb_range_push(s.label, "warm-up");
+        rc = v->ops->run(s.state);
+        sb_range_pop();
+        if (rc != 0) {
             set_reason(res, SB_FAILED, "warm-up run failed: %s", sb_error());
             goto done;
         }
@@ -313,7 +321,7 @@ int sb_measure(const sb_workload *w, const sb_variant *v, const void *model,
     sb_smclock clock = {0};
     if (gpu && timed_device)
         sb_smclock_open(&clock, timed_device->uuid);
-    if (sample_until_done(v, state, &env, opt, &clock, res) != 0) {
+    if (sample_until_done(&s, opt, &clock, res) != 0) {
         set_reason(res, SB_FAILED, "timed run failed: %s", sb_error());
         goto done;
     }
@@ -322,7 +330,7 @@ int sb_measure(const sb_workload *w, const sb_variant *v, const void *model,
     /* The last timed run's output must still match: a race shows up as a moving result. */
     if (reference) {
         w->output_poison(out);
-        if (v->ops->output(state, out) != 0) {
+        if (v->ops->output(s.state, out) != 0) {
             set_reason(res, SB_FAILED, "output after timing failed: %s", sb_error());
             goto done;
         }
@@ -334,16 +342,21 @@ int sb_measure(const sb_workload *w, const sb_variant *v, const void *model,
             goto done;
         }
     }
-    res->status = SB_VALID;
     if (v->ops->report)
-        v->ops->report(state, &res->report);
+        v->ops->report(s.state, &res->report);
     w->figures(model, out, &res->figures);
+    /* Counters last, in passes of their own: the timed samples never run under the profiler. */
+    if (gpu && sb_profile_counters(&s, opt, &res->counters) != 0) {
+        set_reason(res, SB_FAILED, "hardware counters were asked for: %s", res->counters.reason);
+        goto done;
+    }
+    res->status = SB_VALID;
 done:
-    res->peak_tracked_bytes = env.mem.peak;
+    if (recording)
+        sb_profile_activity_end(&res->activity, &s.env, &res->transfers);
+    res->peak_tracked_bytes = s.env.mem.peak;
     res->memgetinfo_delta_bytes = (long long)free_before - (long long)free_least;
-    if (state)
-        v->ops->teardown(state);
-    env_close(&env);
+    sb_session_close(&s);
     return 0;
 }
 
@@ -357,19 +370,11 @@ void sb_result_free(sb_result *res)
 int sb_run_once(const sb_workload *w, const sb_variant *v, const void *model,
                 const sb_params *params, const int *devices, int ndevices, void *out)
 {
-    sb_env env;
-    void *state = NULL;
-    int gpu = (v->needs & SB_NEEDS_GPU) != 0;
-    int rc = env_open(&env, params, devices, gpu ? ndevices : 0);
+    sb_session s;
+    int rc = sb_session_open(&s, w, v, model, params, devices, ndevices);
     if (rc == 0)
-        rc = v->ops->setup(&env, model, &state);
-    if (rc == 0)
-        rc = v->ops->run(state);
-    if (rc == 0)
-        rc = v->ops->output(state, out);
-    if (state)
-        v->ops->teardown(state);
-    env_close(&env);
+        rc = sb_session_validate(&s, NULL, out, NULL, 0);
+    sb_session_close(&s);
     if (rc != 0)
         sb_fail_context("%s/%s", w->name, v->name);
     return rc;

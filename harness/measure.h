@@ -3,6 +3,8 @@
 #ifndef SB_MEASURE_H
 #define SB_MEASURE_H
 
+#include "../cuda/activity.h"
+#include "../cuda/counters.h"
 #include "../cuda/devinfo.h"
 #include "stats.h"
 #include "variant.h"
@@ -18,12 +20,44 @@ typedef struct sb_measure_options {
     double timeout;    /* stop anyway after this many seconds of sampling */
     int warmup_runs;
     int cold;          /* flush L2 before each sample */
+    /* Hardware counters, in a pass of their own after the timed samples (SB_COUNTERS_*). */
+    int counters;
+    int nmetrics;                              /* 0: sb_default_metrics */
+    char metrics[SB_MAX_METRICS][SB_METRIC_NAME];
+    int activity; /* CUPTI activity records over setup and the validation run */
 } sb_measure_options;
+
+enum {
+    SB_COUNTERS_OFF,
+    SB_COUNTERS_IF_AVAILABLE, /* the default: a record says why when they cannot be read */
+    SB_COUNTERS_REQUIRED      /* asked for with --metrics: not reading them fails the run */
+};
 
 void sb_measure_defaults(sb_measure_options *o);
 
 typedef enum sb_status { SB_VALID, SB_INVALID, SB_FAILED, SB_SKIPPED } sb_status;
 const char *sb_status_name(sb_status s);
+
+/* The counter pass of one benchmark. */
+typedef struct sb_counter_result {
+    const char *status; /* collected, unavailable, off, not-applicable, failed */
+    char reason[512];
+    const char *backend, *replay;
+    int passes, device;
+    int n;
+    char names[SB_MAX_METRICS][SB_METRIC_NAME];
+    double values[SB_MAX_METRICS];
+} sb_counter_result;
+
+/* What CUPTI saw the variant do, beside what the harness tracked. */
+typedef struct sb_activity_result {
+    const char *status; /* collected, unavailable, off, not-applicable */
+    char reason[256];
+    sb_activity setup, run; /* setup; one validation run */
+    long long device_peak_bytes; /* most device bytes live at once over both windows */
+    int agrees;          /* copies by direction and the peak match the tracked counts */
+    char disagreement[256];
+} sb_activity_result;
 
 /* One benchmark: what a record holds. */
 typedef struct sb_result {
@@ -52,6 +86,8 @@ typedef struct sb_result {
     sb_figures figures;
     sb_report report;
     double peak_bw;            /* measured peak of the timed device, bytes/s (0: CPU or unknown) */
+    sb_counter_result counters;
+    sb_activity_result activity;
 } sb_result;
 
 /* Measures variant v of workload w on `model`. For GPU variants `devices` lists the CUDA ordinals
@@ -62,6 +98,32 @@ int sb_measure(const sb_workload *w, const sb_variant *v, const void *model,
                const sb_params *params, const int *devices, int ndevices,
                const sb_device_info *timed_device, const void *reference, void *out,
                const sb_measure_options *opt, sb_result *res);
+
+/* A variant set up and ready to run: the steps sb_measure takes, for other drivers (the Google
+ * Benchmark binary) to take the same way. NVTX ranges <workload>/<variant>/<phase> mark setup,
+ * validation and every sample. */
+typedef struct sb_session {
+    const sb_workload *workload;
+    const sb_variant *variant;
+    const void *model;
+    sb_env env;
+    void *state;
+    int gpu;
+    cudaEvent_t start, stop;
+    char label[192]; /* "<workload>/<variant>" */
+} sb_session;
+
+/* Opens the environment and runs setup. 0; SB_REFUSED (cannot run here); -1 (sb_error says why). */
+int sb_session_open(sb_session *s, const sb_workload *w, const sb_variant *v, const void *model,
+                    const sb_params *params, const int *devices, int ndevices);
+/* One run on a poisoned output, checked against `reference` (NULL: v is the reference). 0 when
+ * equal, 1 when not (why in detail), SB_REFUSED or -1 as run() returned. */
+int sb_session_validate(sb_session *s, const void *reference, void *out, char *detail,
+                        size_t cap);
+/* One timed run: CUDA events on the timed device's stream for GPU variants (time_s), the host
+ * clock around it (wall_s; also time_s for CPU variants). */
+int sb_session_sample(sb_session *s, double *time_s, double *wall_s);
+void sb_session_close(sb_session *s);
 
 void sb_result_free(sb_result *res);
 

@@ -71,6 +71,87 @@ static derived derive(const sb_result *res)
     return d;
 }
 
+/* A collected metric by name; NaN when absent. */
+static double metric(const sb_counter_result *c, const char *name)
+{
+    for (int i = 0; strcmp(c->status, "collected") == 0 && i < c->n; i++)
+        if (strcmp(c->names[i], name) == 0)
+            return c->values[i];
+    return NAN;
+}
+
+/* What the DRAM counters say against the measured peak and the variant's own floor. */
+typedef struct counter_derived {
+    double dram_bytes, dram_bytes_per_s, dram_pct_peak, over_floor;
+} counter_derived;
+
+static counter_derived derive_counters(const sb_result *res)
+{
+    counter_derived d;
+    double seconds = metric(&res->counters, "gpu__time_duration.sum") * 1e-9;
+    d.dram_bytes = metric(&res->counters, "dram__bytes_read.sum") +
+                   metric(&res->counters, "dram__bytes_write.sum");
+    d.dram_bytes_per_s = seconds > 0 ? d.dram_bytes / seconds : NAN;
+    d.dram_pct_peak = res->peak_bw > 0 ? 100.0 * d.dram_bytes_per_s / res->peak_bw : NAN;
+    d.over_floor = res->report.bytes_moved > 0 ? d.dram_bytes / res->report.bytes_moved : NAN;
+    return d;
+}
+
+static json_t *counters_json(const sb_result *res)
+{
+    const sb_counter_result *c = &res->counters;
+    json_t *metrics = json_object();
+    for (int i = 0; strcmp(c->status, "collected") == 0 && i < c->n; i++)
+        json_object_set_new(metrics, c->names[i], number(c->values[i]));
+    counter_derived d = derive_counters(res);
+    json_t *j = json_pack("{s:s, s:s, s:o, s:o, s:i, s:b, s:o, s:o}", "status", c->status,
+                          "reason", c->reason, "backend",
+                          c->backend ? json_string(c->backend) : json_null(), "replay",
+                          c->replay ? json_string(c->replay) : json_null(), "passes", c->passes,
+                          "l2_flushed", c->passes > 0, "device",
+                          c->passes > 0 ? json_integer(c->device) : json_null(), "metrics",
+                          metrics);
+    json_object_set_new(j, "derived",
+                        json_pack("{s:o, s:o, s:o, s:o}", "dram_bytes", number(d.dram_bytes),
+                                  "dram_bytes_per_second", number(d.dram_bytes_per_s),
+                                  "dram_pct_peak", number(d.dram_pct_peak),
+                                  "dram_bytes_over_floor", number(d.over_floor)));
+    return j;
+}
+
+static json_t *activity_window_json(const sb_activity *a)
+{
+    json_t *j = json_pack("{s:I, s:o, s:o, s:o, s:I, s:I}", "kernels", (json_int_t)a->kernels,
+                          "kernel_s", number(a->kernel_s), "memcpy_s", number(a->memcpy_s),
+                          "memset_s", number(a->memset_s), "memcpys", (json_int_t)a->memcpys,
+                          "memsets", (json_int_t)a->memsets);
+    json_object_set_new(j, "bytes",
+                        json_pack("{s:I, s:I, s:I, s:I}", "h2d", (json_int_t)a->h2d, "d2h",
+                                  (json_int_t)a->d2h, "d2d", (json_int_t)a->d2d, "peer",
+                                  (json_int_t)a->peer));
+    json_object_set_new(j, "device_memory",
+                        json_pack("{s:I, s:I, s:I, s:I, s:I}", "allocations",
+                                  (json_int_t)a->allocations, "frees", (json_int_t)a->frees,
+                                  "allocated_bytes", (json_int_t)a->allocated_bytes,
+                                  "live_peak_bytes", (json_int_t)a->live_peak_bytes,
+                                  "live_end_bytes", (json_int_t)a->live_end_bytes));
+    json_object_set_new(j, "dropped_records", json_integer(a->dropped));
+    return j;
+}
+
+static json_t *activity_json(const sb_activity_result *a)
+{
+    json_t *j = json_pack("{s:s, s:s}", "status", a->status, "reason", a->reason);
+    if (strcmp(a->status, "collected") != 0)
+        return j;
+    json_object_set_new(j, "setup", activity_window_json(&a->setup));
+    json_object_set_new(j, "run", activity_window_json(&a->run));
+    json_object_set_new(j, "device_peak_bytes", json_integer(a->device_peak_bytes));
+    json_object_set_new(j, "agrees_with_tracked", json_boolean(a->agrees));
+    json_object_set_new(j, "disagreement", json_string(a->disagreement));
+    return j;
+}
+
 static json_t *benchmark_json(const sb_result *res)
 {
     const sb_params *p = res->params;
@@ -124,7 +205,8 @@ static json_t *benchmark_json(const sb_result *res)
         json_object_set_new(phases, res->report.phases.name[i],
                             number(res->report.phases.seconds[i]));
     json_object_set_new(sb, "phases", phases);
-    json_object_set_new(sb, "counters", json_object());
+    json_object_set_new(sb, "counters", counters_json(res));
+    json_object_set_new(sb, "activity", activity_json(&res->activity));
 
     json_t *b = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:o, s:o, s:s}", "name", res->name,
                           "run_name", res->name, "run_type", "iteration", "repetitions", 1,
@@ -197,7 +279,11 @@ static int csv_header(sb_records *r)
             return -1;
     return csv_append(r, ",samples,median_s,mean_s,min_s,max_s,stdev_s,noise,wall_median_s,"
                          "stop_reason,items,items_per_second,bytes_moved,pct_peak_dram,"
-                         "peak_device_bytes,h2d_bytes,d2h_bytes,peer_bytes,device_launches\n");
+                         "peak_device_bytes,h2d_bytes,d2h_bytes,peer_bytes,device_launches,"
+                         "counters_status,gpu_time_s,dram_read_bytes,dram_write_bytes,"
+                         "dram_pct_peak_measured,sm_throughput_pct,achieved_occupancy_pct,"
+                         "l2_hit_pct,dram_bytes_over_floor,activity_kernels,"
+                         "activity_agrees\n");
 }
 
 static int csv_row(sb_records *r, const sb_result *res)
@@ -224,7 +310,23 @@ static int csv_row(sb_records *r, const sb_result *res)
          csv_number(r, v, (double)res->transfers.h2d) ||
          csv_number(r, v, (double)res->transfers.d2h) ||
          csv_number(r, v, (double)res->transfers.peer) ||
-         csv_number(r, v, res->report.device_launches) || csv_append(r, "\n");
+         csv_number(r, v, res->report.device_launches);
+    if (rc)
+        return -1;
+    const sb_counter_result *c = &res->counters;
+    const sb_activity_result *a = &res->activity;
+    counter_derived cd = derive_counters(res);
+    int activity = strcmp(a->status, "collected") == 0;
+    rc = csv_text(r, c->status, 0) ||
+         csv_number(r, 1, metric(c, "gpu__time_duration.sum") * 1e-9) ||
+         csv_number(r, 1, metric(c, "dram__bytes_read.sum")) ||
+         csv_number(r, 1, metric(c, "dram__bytes_write.sum")) ||
+         csv_number(r, 1, cd.dram_pct_peak) ||
+         csv_number(r, 1, metric(c, "sm__throughput.avg.pct_of_peak_sustained_elapsed")) ||
+         csv_number(r, 1, metric(c, "sm__warps_active.avg.pct_of_peak_sustained_active")) ||
+         csv_number(r, 1, metric(c, "lts__t_sector_hit_rate.pct")) ||
+         csv_number(r, 1, cd.over_floor) || csv_number(r, activity, (double)a->run.kernels) ||
+         csv_text(r, activity ? (a->agrees ? "yes" : "no") : "", 0) || csv_append(r, "\n");
     return rc ? -1 : 0;
 }
 

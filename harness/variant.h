@@ -44,6 +44,7 @@ typedef struct sb_env {
     sb_devmem mem;
     sb_transfers xfer;
     int cpu_threads;                      /* OpenMP threads for CPU variants */
+    char label[192];                      /* "<workload>/<variant>": the NVTX range prefix */
 } sb_env;
 
 /* One labelled series a variant may report (e.g. device bytes per generation). */
@@ -66,6 +67,13 @@ typedef struct sb_phases {
 
 void sb_phases_clear(sb_phases *p);
 void sb_phase_add(sb_phases *p, const char *name, double seconds);
+/* A phase timed on the host clock and marked for Nsight: begin opens the NVTX range
+ * "<workload>/<variant>/<name>" and returns the start time; end closes it and adds the seconds. */
+double sb_phase_begin(const sb_env *env, const char *name);
+void sb_phase_end(sb_phases *p, const char *name, double started);
+/* NVTX range "<label>/<name>" alone, for phases timed otherwise (CUDA events). */
+void sb_range_push(const char *label, const char *name);
+void sb_range_pop(void);
 /* Monotonic clock, seconds. */
 double sb_now(void);
 
@@ -112,6 +120,9 @@ typedef struct sb_workload {
     const sb_variant *variants;
     int nvariants;
     const char *reference; /* variant every other one is validated against */
+    /* Sets the parameters of the workload's default scenario, the one registered with Google
+     * Benchmark (stagebench-gbench); NULL when the declared defaults are that scenario. */
+    int (*default_scenario)(sb_params *p);
     /* Reads and checks the inputs named by the parameters; errors name file:line and exit 2. */
     int (*load)(const sb_params *p, void **model);
     void (*free_model)(void *model);

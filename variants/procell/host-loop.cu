@@ -55,7 +55,23 @@ typedef struct host_loop {
     cudaEvent_t marks[3]; /* before upload, after the kernel, after the copy back */
     int generations;
     double bytes_by_generation[SB_MAX_SERIES_POINTS];
+    double floor_bytes; /* device-memory bytes the last run had to move, by the count below */
 } host_loop;
+
+/* The DRAM traffic a generation of n cells cannot avoid: its cells written (upload, or created
+ * on the device) and read by the kernel; 2n children and their states written, then read by
+ * the copy back. */
+static double generation_floor_bytes(uint64_t n)
+{
+    return 2.0 * (double)n * sizeof(pc_cell) + 2.0 * 2.0 * (double)n * (sizeof(pc_cell) + 1);
+}
+
+/* The final histogram of t terminal fluorescences: uploaded, read and written once by a sort at
+ * the very least, read by the run-length encoding. */
+static double histogram_floor_bytes(size_t t)
+{
+    return 4.0 * (double)t * sizeof(double);
+}
 
 static int reserve(void **buf, size_t *cap, size_t need, size_t elem)
 {
@@ -97,10 +113,10 @@ static int generation(host_loop *s, uint64_t n, int from_host, int g)
 {
     sb_env *env = s->env;
     cudaStream_t st = env->streams[0];
-    int dev = env->devices[0], rc;
+    int dev = env->devices[0], rc, in_range = 0;
     pc_cell *d_x = NULL, *d_children = NULL;
     uint8_t *d_states = NULL;
-    double t0 = sb_now();
+    double t0 = sb_phase_begin(env, "allocation");
     /* device first: a generation too large for the GPU is refused before the host grows its
      * buffers to match */
     char what[96];
@@ -115,7 +131,9 @@ static int generation(host_loop *s, uint64_t n, int from_host, int g)
         goto done;
     if (g < SB_MAX_SERIES_POINTS)
         s->bytes_by_generation[g] = (double)env->mem.current;
-    sb_phase_add(&s->phases, "allocation", sb_now() - t0);
+    sb_phase_end(&s->phases, "allocation", t0);
+    sb_range_push(env->label, "upload + kernel + copy back");
+    in_range = 1;
     SB_CUDA(cudaEventRecord(s->marks[0], st));
     if (from_host)
         rc = sb_copy(&env->xfer, d_x, s->alive, n * sizeof(pc_cell), cudaMemcpyHostToDevice, st);
@@ -140,6 +158,8 @@ static int generation(host_loop *s, uint64_t n, int from_host, int g)
         sb_fail("generation %d failed on the device: %s", g, cudaGetErrorString(cudaGetLastError()));
         goto done;
     }
+    sb_range_pop();
+    in_range = 0;
     double upload_and_kernel, copy_back;
     if (sb_event_seconds(s->marks[0], s->marks[1], &upload_and_kernel) ||
         sb_event_seconds(s->marks[1], s->marks[2], &copy_back))
@@ -148,11 +168,13 @@ static int generation(host_loop *s, uint64_t n, int from_host, int g)
     sb_phase_add(&s->phases, "copy back", copy_back);
     rc = 0;
 done:
-    t0 = sb_now();
+    if (in_range)
+        sb_range_pop();
+    t0 = sb_phase_begin(env, "allocation");
     sb_dev_free(&env->mem, d_x);
     sb_dev_free(&env->mem, d_children);
     sb_dev_free(&env->mem, d_states);
-    sb_phase_add(&s->phases, "allocation", sb_now() - t0);
+    sb_phase_end(&s->phases, "allocation", t0);
     return rc;
 }
 
@@ -165,14 +187,16 @@ static int run(void *state)
     pc_output_zero(r);
     s->nterminal = 0;
     sb_phases_clear(&s->phases);
+    s->floor_bytes = 0;
     SB_CUDA(cudaMemsetAsync(s->d_tally, 0, sizeof tally, env->streams[0]));
     uint64_t n = s->m->nroots;
     int g = 0, rc;
     for (; n > 0; g++) {
         if ((rc = generation(s, n, g > 0, g)))
             return rc;
+        s->floor_bytes += generation_floor_bytes(n);
         /* the host's part: file Inactive, drop Remove, compact Alive */
-        double t0 = sb_now();
+        double t0 = sb_phase_begin(env, "host filing");
         size_t alive = 0;
         for (uint64_t j = 0; j < 2 * n; j += 2) {
             if (s->states[j] == PC_ALIVE) {
@@ -181,8 +205,10 @@ static int run(void *state)
                 s->children[alive++] = s->children[j + 1];
             } else if (s->states[j] == PC_INACTIVE) {
                 if ((rc = reserve((void **)&s->terminal, &s->terminal_cap, s->nterminal + 1,
-                                  sizeof(double))))
+                                  sizeof(double)))) {
+                    sb_phase_end(&s->phases, "host filing", t0);
                     return rc;
+                }
                 s->terminal[s->nterminal++] = s->children[j].f;
                 r->terminal++;
             } else {
@@ -196,7 +222,7 @@ static int run(void *state)
         s->alive = next;
         s->alive_cap = next_cap;
         n = alive;
-        sb_phase_add(&s->phases, "host filing", sb_now() - t0);
+        sb_phase_end(&s->phases, "host filing", t0);
     }
     s->generations = g;
     if (sb_copy(&env->xfer, &tally, s->d_tally, sizeof tally, cudaMemcpyDeviceToHost,
@@ -205,9 +231,10 @@ static int run(void *state)
     SB_CUDA(cudaStreamSynchronize(env->streams[0]));
     if ((rc = pc_check_tally(&tally)))
         return rc;
-    double t0 = sb_now();
+    double t0 = sb_phase_begin(env, "final histogram");
     rc = pc_histogram_of_values(env, s->m, s->terminal, s->nterminal, r);
-    sb_phase_add(&s->phases, "final histogram", sb_now() - t0);
+    sb_phase_end(&s->phases, "final histogram", t0);
+    s->floor_bytes += histogram_floor_bytes(s->nterminal);
     return rc;
 }
 
@@ -235,6 +262,7 @@ static void report(void *state, sb_report *r)
 {
     host_loop *s = (host_loop *)state;
     r->host_launches = 1 + s->generations + 2; /* roots, generations, final sort + encode */
+    r->bytes_moved = s->floor_bytes;
     r->phases = s->phases;
     sb_series *series = &r->series[r->nseries++];
     series->name = "device_bytes_by_generation";

@@ -280,18 +280,22 @@ static int collect_on_host(levels_state *s, uint64_t roots)
     cudaStream_t st = env->streams[0];
     const level_args *a = &s->args;
     size_t offset = 0;
-    double t0 = sb_now();
-    for (int g = 1; g <= s->depth; g++) {
+    double t0 = sb_phase_begin(env, "copy back");
+    int rc = 0;
+    for (int g = 1; rc == 0 && g <= s->depth; g++) {
         size_t n = level_slots(roots, g);
-        if (sb_copy(&env->xfer, s->h_cells + offset, a->cells[g], n * sizeof(pc_cell),
-                    cudaMemcpyDeviceToHost, st) ||
-            sb_copy(&env->xfer, s->h_states + offset, a->states[g], n, cudaMemcpyDeviceToHost, st))
-            return -1;
+        rc = sb_copy(&env->xfer, s->h_cells + offset, a->cells[g], n * sizeof(pc_cell),
+                     cudaMemcpyDeviceToHost, st) ||
+             sb_copy(&env->xfer, s->h_states + offset, a->states[g], n, cudaMemcpyDeviceToHost, st);
         offset += n;
     }
-    SB_CUDA(cudaStreamSynchronize(st));
-    double t1 = sb_now();
-    sb_phase_add(&s->phases, "copy back", t1 - t0);
+    cudaError_t synced = cudaStreamSynchronize(st);
+    sb_phase_end(&s->phases, "copy back", t0);
+    if (rc != 0)
+        return -1;
+    if (synced != cudaSuccess)
+        return sb_fail("copying the levels back failed: %s", cudaGetErrorString(synced));
+    double t1 = sb_phase_begin(env, "host filing");
     pc_output *r = &s->result;
     offset = 0;
     for (int g = 1; g <= s->depth; g++) {
@@ -319,7 +323,7 @@ static int collect_on_host(levels_state *s, uint64_t roots)
         }
         offset += n;
     }
-    sb_phase_add(&s->phases, "host filing", sb_now() - t1);
+    sb_phase_end(&s->phases, "host filing", t1);
     return 0;
 }
 
@@ -330,7 +334,7 @@ static int collect_restarts_on_device(levels_state *s, uint64_t roots)
     cudaStream_t st = env->streams[0];
     size_t slots = level_slots(roots, s->depth);
     unsigned long long count = 0;
-    double t0 = sb_now();
+    double t0 = sb_phase_begin(env, "restart collection");
     SB_CUDA(cudaMemsetAsync(s->d_restart_count, 0, sizeof count, st));
     collect_restarts<<<(unsigned)((slots + PC_BLOCK - 1) / PC_BLOCK), PC_BLOCK, 0, st>>>(
         s->d_args, slots, s->d_restart, s->d_restart_count);
@@ -345,7 +349,7 @@ static int collect_restarts_on_device(levels_state *s, uint64_t roots)
         return -1;
     SB_CUDA(cudaStreamSynchronize(st));
     s->nrestart += count;
-    sb_phase_add(&s->phases, "restart collection", sb_now() - t0);
+    sb_phase_end(&s->phases, "restart collection", t0);
     return 0;
 }
 
@@ -373,7 +377,7 @@ static int run_batch(levels_state *s, uint64_t roots)
 {
     sb_env *env = s->env;
     cudaStream_t st = env->streams[0];
-    double t0 = sb_now();
+    double t0 = sb_phase_begin(env, "device tree");
     if (s->cfg.bounding) /* unlaunched blocks leave their children's slots unwritten */
         for (int g = 1; g <= s->depth; g++)
             SB_CUDA(cudaMemsetAsync(s->args.states[g], PC_EMPTY, level_slots(roots, g), st));
@@ -389,7 +393,7 @@ static int run_batch(levels_state *s, uint64_t roots)
     s->host_launches++;
     SB_CUDA(cudaStreamSynchronize(st));
     int rc = check_launches(s, roots);
-    sb_phase_add(&s->phases, "device tree", sb_now() - t0);
+    sb_phase_end(&s->phases, "device tree", t0);
     if (rc == 0)
         rc = s->cfg.gpu_histogram ? collect_restarts_on_device(s, roots)
                                   : collect_on_host(s, roots);

@@ -131,6 +131,17 @@ static int output_write(const void *model, const void *out, FILE *f)
     return ferror(f) ? sb_fail("write error on the output dump") : 0;
 }
 
+/* The thesis' UT1_BM bone-marrow histogram at its threshold, m4 types, 240 h: found in
+ * $SB_SHARED_DATA, else ../shared/data/procell (the repository's sibling). */
+static int default_scenario(sb_params *p)
+{
+    const char *dir = getenv("SB_SHARED_DATA");
+    char path[SB_PARAM_TEXT];
+    snprintf(path, sizeof path, "%s/AML9_Exp3_t10d_UT1_BM_GFPpos.txt",
+             dir && *dir ? dir : "../shared/data/procell");
+    return sb_params_set(p, "histogram", path) || sb_params_set(p, "phi_min", "11.0") ? -1 : 0;
+}
+
 const sb_workload sb_workload_procell = {
     .name = "procell",
     .summary = "stochastic cell proliferation from a fluorescence histogram (ProCell; thesis "
@@ -141,6 +152,7 @@ const sb_workload sb_workload_procell = {
     .variants = pc_variants,
     .nvariants = PC_NVARIANTS,
     .reference = "cpu-reference",
+    .default_scenario = default_scenario,
     .load = load,
     .free_model = free_model,
     .output_new = output_new,

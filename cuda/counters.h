@@ -1,0 +1,87 @@
+/* Hardware counters of one GPU over user-defined ranges, through CUPTI.
+ *
+ * One backend per CUPTI generation sits behind this interface: the Profiler Host API + Range
+ * Profiler for compute capability >= 7.5 (counters-range-profiler.cu). A backend for the legacy
+ * Event/Metric API (compute capability < 7.5, CUDA <= 12) is one more file and one more row of
+ * the table in counters.c; callers do not change.
+ *
+ * The caller replays its work: open, then for each pass begin_pass / the work (synchronized) /
+ * end_pass until end_pass says every pass was submitted, then read the values. Each pass must do
+ * the same work (a variant's run() computes the whole function every time). */
+#ifndef SB_COUNTERS_H
+#define SB_COUNTERS_H
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SB_MAX_METRICS 32
+#define SB_METRIC_NAME 128
+
+/* The default set: time, DRAM bytes read and written, SM throughput, achieved occupancy, L2 hit
+ * rate. */
+extern const char *const sb_default_metrics[];
+extern const int sb_ndefault_metrics;
+
+/* sb_counters_open's result when this machine cannot give counters (no permission, chip without
+ * a backend, vGPU, CUPTI missing): sb_error() says why in one line. */
+#define SB_COUNTERS_UNAVAILABLE 1
+
+typedef struct sb_counters sb_counters;
+
+/* Opens counters on CUDA device `device` for metrics[0..n). 0 on success;
+ * SB_COUNTERS_UNAVAILABLE when the machine cannot give them; -1 on a bad request, such as a
+ * metric name the chip does not know (the message lists close matches). Makes `device` current. */
+int sb_counters_open(sb_counters **c, int device, const char *const *metrics, int n);
+const char *sb_counters_backend(const sb_counters *c); /* "range-profiler" */
+const char *sb_counters_replay(const sb_counters *c);  /* "user" (the caller replays) */
+int sb_counters_passes(const sb_counters *c);          /* passes the metric set needs */
+/* Brackets one pass of the work; *done becomes 1 once every pass has been submitted. */
+int sb_counters_begin_pass(sb_counters *c);
+int sb_counters_end_pass(sb_counters *c, int *done);
+/* values[i] for metrics[i], after the last pass. */
+int sb_counters_values(sb_counters *c, double *values);
+void sb_counters_close(sb_counters *c);
+
+/* Every metric name device `device` knows, one per line (base names with their suffixes). 0, or
+ * SB_COUNTERS_UNAVAILABLE / -1 as sb_counters_open. */
+int sb_counters_list(int device, FILE *f);
+
+/* The CUPTI version as "13.0 (API 130000)", or "unavailable". */
+const char *sb_cupti_version(void);
+
+#ifdef SB_COUNTERS_BACKEND
+/* For counters.c and the backends only (they define SB_COUNTERS_BACKEND before including this).
+ * A backend is one row of the table in counters.c: counters.c has already checked the arguments,
+ * that `device` exists and that fits() accepts its compute capability. Every function returns 0,
+ * SB_COUNTERS_UNAVAILABLE (open, list) or -1, with the message set through sb_fail. */
+typedef struct sb_counters_backend_ops {
+    const char *name;   /* sb_counters_backend() */
+    const char *replay; /* sb_counters_replay() */
+    const char *needs;  /* what fits() asks, for the message when no backend fits */
+    int (*fits)(int cc_major, int cc_minor);
+    int (*open)(void **state, int device, const char *const *metrics, int n);
+    int (*passes)(const void *state);
+    int (*begin_pass)(void *state);
+    int (*end_pass)(void *state, int *done);
+    int (*values)(void *state, double *values);
+    void (*close)(void *state);
+    int (*list)(int device, FILE *f);
+} sb_counters_backend_ops;
+
+/* The backends counters.c chooses from. */
+extern const sb_counters_backend_ops sb_counters_range_profiler; /* counters-range-profiler.cu */
+
+/* Up to `max` of candidates[0..n) nearest to `wanted` by edit distance, nearest first, joined by
+ * ", " into out (empty when n is 0). */
+void sb_counters_close_matches(const char *wanted, const char *const *candidates, size_t n,
+                               int max, char *out, size_t size);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
