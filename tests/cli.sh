@@ -4,23 +4,7 @@
 # compare's verdicts, plot and study.   usage: sh tests/cli.sh path/to/stagebench
 set -u
 sb=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$tmp/out"; echo "--- stderr"; cat "$tmp/err"; exit 1; }
-expect() { # exit-status description command...
-    want=$1 what=$2
-    shift 2
-    n=$((n + 1))
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    got=$?
-    [ "$got" = "$want" ] || fail "$what: exit $got, expected $want"
-}
-one_line_naming() { # text: stderr is one line containing it
-    [ "$(wc -l < "$tmp/err")" = 1 ] || fail "expected one line on stderr"
-    grep -q -- "$1" "$tmp/err" || fail "stderr does not name '$1'"
-}
-json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2" "$1" || fail "check on $1: $2"; }
+. "$(dirname "$0")/shlib.sh"
 
 printf '# synthetic: fluorescence count\r\n10 0\r\n12.5 40\r\n\r\n20 30 # trailing comment\r\n35.5 25\r\n' > "$tmp/h.txt"
 quick="--min-samples 3 --min-time 0 --timeout 1"

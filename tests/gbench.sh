@@ -15,23 +15,7 @@ if [ -z "$data" ] || [ ! -d "$data" ]; then
     echo "SKIPPED: no ProCell data: set SB_SHARED_DATA to the directory of its histograms (now '$data')"
     exit 77
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$tmp/out"; echo "--- stderr"; cat "$tmp/err"; exit 1; }
-expect() { # exit-status description command...
-    want=$1 what=$2
-    shift 2
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    got=$?
-    [ "$got" = "$want" ] || fail "$what: exit $got, expected $want"
-}
-one_line_naming() { # text: stderr is one line containing it
-    [ "$(wc -l < "$tmp/err")" = 1 ] || fail "expected one line on stderr"
-    grep -q -- "$1" "$tmp/err" || fail "stderr does not name '$1'"
-}
-json() { # file python-statements (d is the document)
-    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2" "$1" || fail "check on $1: $2"
-}
+. "$(dirname "$0")/shlib.sh"
 
 # usage: bad arguments are one line naming them, exit 2, before anything runs
 expect 0 "help" "$gb" --help

@@ -10,22 +10,7 @@ if ! command -v gnuplot >/dev/null 2>&1; then
     echo "plot_counters: gnuplot not installed: skipped"
     exit 77
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$tmp/out"; echo "--- stderr"; cat "$tmp/err"; exit 1; }
-expect() { # exit-status description command...
-    want=$1 what=$2
-    shift 2
-    n=$((n + 1))
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    got=$?
-    [ "$got" = "$want" ] || fail "$what: exit $got, expected $want"
-}
-one_line_naming() { # text: stderr is one line containing it
-    [ "$(wc -l < "$tmp/err")" = 1 ] || fail "expected one line on stderr"
-    grep -q -- "$1" "$tmp/err" || fail "stderr does not name '$1'"
-}
+. "$(dirname "$0")/shlib.sh"
 nothing_drawn() { # prefix: a refused plot leaves no figure and no data
     [ ! -e "$1.png" ] && [ ! -e "$1.svg" ] && [ ! -e "$1.dat" ] || fail "a refused plot wrote $1.*"
 }

@@ -1,0 +1,21 @@
+# Shared by the shell tests (sourced): a scratch directory $tmp removed on exit, and checks on a
+# command's exit status, its stderr and its JSON. $n counts the commands checked.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$tmp/out"; echo "--- stderr"; cat "$tmp/err"; exit 1; }
+expect() { # exit-status description command...
+    want=$1 what=$2
+    shift 2
+    n=$((n + 1))
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    [ "$got" = "$want" ] || fail "$what: exit $got, expected $want"
+}
+one_line_naming() { # text: stderr is one line containing it
+    [ "$(wc -l < "$tmp/err")" = 1 ] || fail "expected one line on stderr"
+    grep -q -- "$1" "$tmp/err" || fail "stderr does not name '$1'"
+}
+json() { # file python-statements (d is the document)
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2" "$1" || fail "check on $1: $2"
+}
