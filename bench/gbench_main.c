@@ -144,15 +144,10 @@ static void bench_variant(sb_gb_state *st, void *arg)
         }
         sb_gb_set_iteration_time(st, time_s);
     }
-    /* The last timed run's output must still match: a race shows up as a moving result. */
-    w->output_poison(out);
-    if ((rc = v->ops->output(s.state, out)) != 0) {
-        error = "output after timing failed: ";
-        goto end;
-    }
-    if (!w->output_equal(lw->model, lw->reference_output, out, detail, sizeof detail)) {
-        error = "output changed during timing: ";
-        why = detail;
+    rc = sb_session_recheck(&s, lw->reference_output, out, detail, sizeof detail);
+    if (rc != 0) {
+        error = rc == 1 ? "output changed during timing: " : "output after timing failed: ";
+        why = rc == 1 ? detail : NULL;
         goto end;
     }
     sb_figures fig = {0};
@@ -353,16 +348,14 @@ int main(int argc, char **argv)
             fprintf(stderr, PROGRAM ": out of host memory\n");
             return 1;
         }
-        char pname[SB_PARAM_TEXT], name[SB_PARAM_TEXT + 256];
-        sb_params_name(&lw->params, pname, sizeof pname);
+        char name[SB_PARAM_TEXT + 256];
         for (int i = 0; i < w->nvariants; i++) {
             variant_benchmark *b = &lw->benchmarks[i];
             b->loaded = lw;
             b->variant = &w->variants[i];
             b->gpus = &gpus;
             b->failures = &failures;
-            snprintf(name, sizeof name, "%s/%s%s%s", w->name, b->variant->name,
-                     pname[0] ? "/" : "", pname);
+            sb_benchmark_name(w, b->variant, &lw->params, name, sizeof name);
             sb_gb_register(name, bench_variant, b);
             registered++;
         }

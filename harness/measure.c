@@ -137,6 +137,24 @@ int sb_session_validate(sb_session *s, const void *reference, void *out, char *d
     return rc;
 }
 
+int sb_session_recheck(sb_session *s, const void *reference, void *out, char *detail, size_t cap)
+{
+    s->workload->output_poison(out);
+    if (s->variant->ops->output(s->state, out) != 0)
+        return -1;
+    return s->workload->output_equal(s->model, reference, out, detail, cap) ? 0 : 1;
+}
+
+void sb_benchmark_name(const sb_workload *w, const sb_variant *v, const sb_params *params,
+                       char *out, size_t cap)
+{
+    char pname[SB_PARAM_TEXT];
+    sb_params_name(params, pname, sizeof pname);
+    if (snprintf(out, cap, "%s/%s%s%s", w->name, v->name, pname[0] ? "/" : "", pname) >=
+        (int)cap)
+        out[cap - 2] = '~'; /* visibly cut */
+}
+
 /* Events on the timed device's stream and the host clock around one run(). */
 int sb_session_sample(sb_session *s, double *time_s, double *wall_s)
 {
@@ -260,11 +278,7 @@ int sb_measure(const sb_workload *w, const sb_variant *v, const void *model,
     res->peak_bw = gpu && timed_device ? timed_device->peak_bw_measured : 0;
     /* "not-run" stays when the benchmark ends before the pass */
     res->counters.status = res->activity.status = gpu ? "not-run" : "not-applicable";
-    char pname[SB_PARAM_TEXT];
-    sb_params_name(params, pname, sizeof pname);
-    if (snprintf(res->name, sizeof res->name, "%s/%s%s%s", w->name, v->name, pname[0] ? "/" : "",
-                 pname) >= (int)sizeof res->name)
-        res->name[sizeof res->name - 2] = '~'; /* visibly cut */
+    sb_benchmark_name(w, v, params, res->name, sizeof res->name);
     if (gpu && ndevices == 0) {
         set_reason(res, SB_SKIPPED, "GPU variant skipped: %s", sb_no_device_reason());
         return 0;
@@ -327,18 +341,17 @@ int sb_measure(const sb_workload *w, const sb_variant *v, const void *model,
     }
     if (gpu && free_device_bytes(devices[0]) < free_least)
         free_least = free_device_bytes(devices[0]);
-    /* The last timed run's output must still match: a race shows up as a moving result. */
     if (reference) {
-        w->output_poison(out);
-        if (v->ops->output(s.state, out) != 0) {
-            set_reason(res, SB_FAILED, "output after timing failed: %s", sb_error());
-            goto done;
-        }
-        if (!w->output_equal(model, reference, out, res->validation_detail,
-                             sizeof res->validation_detail)) {
+        rc = sb_session_recheck(&s, reference, out, res->validation_detail,
+                                sizeof res->validation_detail);
+        if (rc == 1) {
             res->validation = "failed";
             set_reason(res, SB_INVALID, "output changed during timing: %s",
                        res->validation_detail);
+            goto done;
+        }
+        if (rc != 0) {
+            set_reason(res, SB_FAILED, "output after timing failed: %s", sb_error());
             goto done;
         }
     }

@@ -123,7 +123,17 @@ int sb_session_validate(sb_session *s, const void *reference, void *out, char *d
 /* One timed run: CUDA events on the timed device's stream for GPU variants (time_s), the host
  * clock around it (wall_s; also time_s for CPU variants). */
 int sb_session_sample(sb_session *s, double *time_s, double *wall_s);
+/* After timing: the last run's output, taken again and checked against `reference` (a race
+ * shows up as a result that moved). 0 when equal, 1 when not (why in detail), -1 when output()
+ * failed. */
+int sb_session_recheck(sb_session *s, const void *reference, void *out, char *detail,
+                       size_t cap);
 void sb_session_close(sb_session *s);
+
+/* "<workload>/<variant>/<param>:<value>/...": the given parameters (sb_params_name), cut
+ * visibly ('~') when longer than cap. */
+void sb_benchmark_name(const sb_workload *w, const sb_variant *v, const sb_params *params,
+                       char *out, size_t cap);
 
 void sb_result_free(sb_result *res);
 
