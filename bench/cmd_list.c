@@ -22,7 +22,7 @@ static void list_workload(const sb_workload *w)
     printf("%s: %s\n  parameters (--param name=value):\n", w->name, w->summary);
     for (int i = 0; i < w->nparams; i++) {
         const sb_param_decl *d = &w->params[i];
-        printf("    %-18s %-10s %s\n", d->name, d->def ? d->def : "(required)", d->help);
+        printf("    %-18s %-10s %s\n", d->name, d->def ? d->def : "-", d->help);
     }
     printf("  variants (reference: %s):\n    %-5s %-21s %-30s %s\n", w->reference, "stage",
            "name", "needs", "adds / source");

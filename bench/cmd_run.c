@@ -16,7 +16,8 @@ static const char usage[] =
     "  --seed S           same as --param seed=S\n"
     "  --device N|all     GPU to time single-GPU variants on (default 0); all = each GPU\n"
     SB_MEASURE_OPTIONS_HELP
-    "  --reference V      CPU variant whose output validates the others (default the workload's)\n"
+    "  --reference V      variant whose output validates the others (default the workload's\n"
+    "                     CPU reference); a single-GPU variant for runs too long for the CPU\n"
     "  --out FILE         records file (default results/runs/<workload>-<UTC time>.json)\n"
     "  --dump-output FILE the (validated) output, as text\n"
     "  --quiet            no line per variant\n";

@@ -114,8 +114,13 @@ int sb_point_check(const sb_point *p)
     const sb_variant *rv = sb_find_variant(w, ref);
     if (!rv)
         return sb_fail("--reference %s: %s has no such variant", ref, w->name);
-    if (rv->needs & SB_NEEDS_GPU)
-        return sb_fail("--reference %s: the reference must be a CPU variant", ref);
+    if ((rv->needs & SB_NEEDS_GPU) && p->devices->nselected == 0)
+        return sb_fail("--reference %s needs a GPU and this machine has none (%s); use the CPU "
+                       "reference %s",
+                       ref, sb_no_device_reason(), w->reference);
+    if (rv->needs & SB_NEEDS_MULTI_GPU)
+        return sb_fail("--reference %s: a reference runs on one GPU; name a single-GPU variant",
+                       ref);
     const sb_devices *d = p->devices;
     if (d->count > 0)
         return sb_profile_check(p->opt, d->nselected ? d->selected[0] : 0);
@@ -144,24 +149,11 @@ static void print_result(const sb_result *res, const sb_workload *w)
     fflush(stdout);
 }
 
-static int write_dump(const sb_workload *w, const void *model, const void *out, const char *path)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return sb_fail("cannot buffer the output dump");
-    int rc = w->output_write(model, out, f);
-    fclose(f);
-    if (rc == 0)
-        rc = sb_write_atomic(path, text, len);
-    free(text);
-    return rc;
-}
-
 static int record(sb_records *records, sb_result *res, const sb_workload *w, int quiet,
-                  sb_point_outcome *o, int named)
+                  sb_point_outcome *o, int named, const sb_variant *ref)
 {
+    if (res->against)
+        res->against = ref->name;
     if (!quiet)
         print_result(res, w);
     o->valid += res->status == SB_VALID;
@@ -195,17 +187,22 @@ int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *o)
     int ref_selected = 0;
     for (int i = 0; i < n; i++)
         ref_selected |= list[i] == ref;
+    /* A GPU reference (for runs too long for the CPU one) runs on the first selected GPU. */
+    int ref_gpu = (ref->needs & SB_NEEDS_GPU) != 0;
+    const int *ref_devices = ref_gpu ? &devs->selected[0] : NULL;
+    const sb_device_info *ref_info = ref_gpu ? &devs->info[devs->selected[0]] : NULL;
     if (ref_selected) {
         sb_result res;
-        sb_measure(w, ref, model, p->params, NULL, 0, NULL, NULL, ref_out, p->opt, &res);
+        sb_measure(w, ref, model, p->params, ref_devices, ref_gpu, ref_info, NULL, ref_out,
+                   p->opt, &res);
         int ok = res.status == SB_VALID;
-        if (record(records, &res, w, p->quiet, o, named) != 0)
+        if (record(records, &res, w, p->quiet, o, named, ref) != 0)
             goto done;
         if (!ok) { /* nothing can be validated: the point ends, failed */
             rc = 0;
             goto done;
         }
-    } else if (sb_run_once(w, ref, model, p->params, NULL, 0, ref_out) != 0) {
+    } else if (sb_run_once(w, ref, model, p->params, ref_devices, ref_gpu, ref_out) != 0) {
         fprintf(stderr, "stagebench: the reference failed, nothing validated: %s\n", sb_error());
         o->failed++;
         rc = 0;
@@ -223,7 +220,7 @@ int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *o)
         if (!(v->needs & SB_NEEDS_GPU) || devs->nselected == 0) {
             sb_result res;
             sb_measure(w, v, model, p->params, NULL, 0, NULL, ref_out, out, p->opt, &res);
-            if (record(records, &res, w, p->quiet, o, named) != 0)
+            if (record(records, &res, w, p->quiet, o, named, ref) != 0)
                 goto done;
             continue;
         }
@@ -234,7 +231,7 @@ int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *o)
             sb_result res;
             sb_measure(w, v, model, p->params, all, devs->count, &devs->info[0], ref_out, out,
                        p->opt, &res);
-            if (record(records, &res, w, p->quiet, o, named) != 0)
+            if (record(records, &res, w, p->quiet, o, named, ref) != 0)
                 goto done;
             continue;
         }
@@ -247,11 +244,11 @@ int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *o)
                 size_t len = strlen(res.name);
                 snprintf(res.name + len, sizeof res.name - len, "/device:%d", dev);
             }
-            if (record(records, &res, w, p->quiet, o, named) != 0)
+            if (record(records, &res, w, p->quiet, o, named, ref) != 0)
                 goto done;
         }
     }
-    rc = p->dump_output ? write_dump(w, model, ref_out, p->dump_output) : 0;
+    rc = p->dump_output ? w->output_write(model, ref_out, p->dump_output) : 0;
 done:
     if (ref_out)
         w->output_free(ref_out);

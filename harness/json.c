@@ -51,6 +51,23 @@ int sb_write_atomic(const char *path, const char *data, size_t len)
     return 0;
 }
 
+int sb_write_stream_atomic(const char *path, int (*fill)(FILE *f, const void *a, const void *b),
+                           const void *a, const void *b)
+{
+    char *data = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&data, &len);
+    if (!f)
+        return sb_fail("cannot buffer %s", path);
+    int rc = fill(f, a, b);
+    if (fclose(f) != 0 && rc == 0)
+        rc = sb_fail("cannot buffer %s", path);
+    if (rc == 0)
+        rc = sb_write_atomic(path, data, len);
+    free(data);
+    return rc;
+}
+
 int sb_json_write_atomic(const char *path, const json_t *doc)
 {
     char *text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));

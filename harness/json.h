@@ -4,6 +4,7 @@
 #define SB_JSON_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <jansson.h>
 
 #ifdef __cplusplus
@@ -11,6 +12,9 @@ extern "C" {
 #endif
 
 int sb_write_atomic(const char *path, const char *data, size_t len);
+/* What fill(f, a, b) prints, written to path atomically (nothing on a fill error). */
+int sb_write_stream_atomic(const char *path, int (*fill)(FILE *f, const void *a, const void *b),
+                           const void *a, const void *b);
 int sb_json_write_atomic(const char *path, const json_t *doc);
 /* Loads a records file; the message names the file, and the line for syntax errors. */
 json_t *sb_json_load(const char *path);

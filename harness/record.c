@@ -57,7 +57,9 @@ static json_t *needs_json(unsigned needs)
 /* Rates of a record: per second of the median primary time; bytes figures only where the
  * variant counts the bytes it moves (NaN, written as null or an empty cell, otherwise). */
 typedef struct derived {
-    double items_per_s, bytes, bytes_per_s, pct_peak;
+    double items_per_s, bytes, bytes_per_s, pct_peak, sim_per_hour;
+    /* the steady loop (sb_steady): NaN when not reported */
+    double steady_step_items_per_s, steady_bytes_per_s, steady_pct_peak, steady_sim_per_hour;
 } derived;
 
 static derived derive(const sb_result *res)
@@ -68,6 +70,16 @@ static derived derive(const sb_result *res)
     d.bytes = res->report.bytes_moved > 0 ? res->report.bytes_moved : NAN;
     d.bytes_per_s = valid ? d.bytes / res->time.median : NAN;
     d.pct_peak = res->peak_bw > 0 ? 100.0 * d.bytes_per_s / res->peak_bw : NAN;
+    d.sim_per_hour = valid && res->figures.simulated_seconds > 0
+                         ? 3600.0 * res->figures.simulated_seconds / res->time.median
+                         : NAN;
+    const sb_steady *st = &res->report.steady;
+    int steady = valid && st->seconds > 0;
+    d.steady_step_items_per_s = steady ? st->items / st->seconds : NAN;
+    d.steady_bytes_per_s = steady && st->bytes > 0 ? st->bytes / st->seconds : NAN;
+    d.steady_pct_peak = res->peak_bw > 0 ? 100.0 * d.steady_bytes_per_s / res->peak_bw : NAN;
+    d.steady_sim_per_hour =
+        steady && st->simulated_seconds > 0 ? 3600.0 * st->simulated_seconds / st->seconds : NAN;
     return d;
 }
 
@@ -196,6 +208,21 @@ static json_t *benchmark_json(const sb_result *res)
                                   number(d.items_per_s), "bytes_moved", number(d.bytes),
                                   "bytes_per_second", number(d.bytes_per_s), "pct_peak_dram",
                                   number(d.pct_peak)));
+    json_t *derived_obj = json_object_get(sb, "derived");
+    json_object_set_new(derived_obj, "simulated_seconds", number(res->figures.simulated_seconds));
+    json_object_set_new(derived_obj, "simulated_seconds_per_hour", number(d.sim_per_hour));
+    const sb_steady *st = &res->report.steady;
+    json_object_set_new(
+        sb, "steady",
+        st->seconds > 0
+            ? json_pack("{s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o}", "seconds",
+                        number(st->seconds), "items", number(st->items), "bytes_moved",
+                        number(st->bytes > 0 ? st->bytes : NAN), "simulated_seconds",
+                        number(st->simulated_seconds), "runs", st->runs, "items_per_second",
+                        number(d.steady_step_items_per_s), "bytes_per_second",
+                        number(d.steady_bytes_per_s), "pct_peak_dram", number(d.steady_pct_peak),
+                        "simulated_seconds_per_hour", number(d.steady_sim_per_hour))
+            : json_null());
     json_object_set_new(sb, "launches",
                         json_pack("{s:o, s:o}", "device", number(res->report.device_launches),
                                   "host", number(res->report.host_launches)));
@@ -283,7 +310,9 @@ static int csv_header(sb_records *r)
                          "counters_status,gpu_time_s,dram_read_bytes,dram_write_bytes,"
                          "dram_pct_peak_measured,sm_throughput_pct,achieved_occupancy_pct,"
                          "l2_hit_pct,dram_bytes_over_floor,activity_kernels,"
-                         "activity_agrees\n");
+                         "activity_agrees,simulated_s_per_hour,steady_s,"
+                         "steady_items_per_second,steady_pct_peak_dram,"
+                         "steady_simulated_s_per_hour\n");
 }
 
 static int csv_row(sb_records *r, const sb_result *res)
@@ -326,7 +355,11 @@ static int csv_row(sb_records *r, const sb_result *res)
          csv_number(r, 1, metric(c, "sm__warps_active.avg.pct_of_peak_sustained_active")) ||
          csv_number(r, 1, metric(c, "lts__t_sector_hit_rate.pct")) ||
          csv_number(r, 1, cd.over_floor) || csv_number(r, activity, (double)a->run.kernels) ||
-         csv_text(r, activity ? (a->agrees ? "yes" : "no") : "", 0) || csv_append(r, "\n");
+         csv_text(r, activity ? (a->agrees ? "yes" : "no") : "", 0) ||
+         csv_number(r, 1, d.sim_per_hour) ||
+         csv_number(r, 1, res->report.steady.seconds > 0 ? res->report.steady.seconds : NAN) ||
+         csv_number(r, 1, d.steady_step_items_per_s) || csv_number(r, 1, d.steady_pct_peak) ||
+         csv_number(r, 1, d.steady_sim_per_hour) || csv_append(r, "\n");
     return rc ? -1 : 0;
 }
 

@@ -5,9 +5,11 @@
 #include "error.h"
 
 extern const sb_workload sb_workload_procell;
+extern const sb_workload sb_workload_rdme;
 
 static const sb_workload *const workloads[] = {
     &sb_workload_procell,
+    &sb_workload_rdme,
 };
 
 int sb_workload_count(void)

@@ -77,6 +77,16 @@ void sb_range_pop(void);
 /* Monotonic clock, seconds. */
 double sb_now(void);
 
+/* The loop of a time-stepping workload without its set-up copies (upload, final download): what
+ * a long simulation spends per step. Medians over the runs after the validation run. */
+typedef struct sb_steady {
+    double seconds;           /* 0: the variant does not report it */
+    double items;             /* in the workload's item unit */
+    double bytes;             /* floor by the variant's own count */
+    double simulated_seconds; /* model time the loop covers */
+    int runs;                 /* runs the median is over */
+} sb_steady;
+
 /* Facts a variant knows about its last run, beyond time. */
 typedef struct sb_report {
     double bytes_moved;      /* device-memory bytes the run must move by the variant's own count */
@@ -85,6 +95,7 @@ typedef struct sb_report {
     int nseries;
     sb_series series[2];
     sb_phases phases;        /* of the last run */
+    sb_steady steady;
 } sb_report;
 
 /* What a stage's file provides. */
@@ -108,7 +119,8 @@ typedef struct sb_variant {
 
 /* Figures of merit of one output. */
 typedef struct sb_figures {
-    double items; /* in the workload's item unit (cells, site updates...) */
+    double items;             /* in the workload's item unit (cells, site updates...) */
+    double simulated_seconds; /* model time simulated; 0 when the model has no time */
 } sb_figures;
 
 typedef struct sb_workload {
@@ -133,7 +145,8 @@ typedef struct sb_workload {
     /* 1 when equal; otherwise 0 and why (first difference) in why. */
     int (*output_equal)(const void *model, const void *ref, const void *got, char *why, size_t cap);
     void (*figures)(const void *model, const void *out, sb_figures *fig);
-    int (*output_write)(const void *model, const void *out, FILE *f); /* --dump-output */
+    /* --dump-output PATH: written atomically; a workload may add files beside it (PATH.*). */
+    int (*output_write)(const void *model, const void *out, const char *path);
 } sb_workload;
 
 const sb_variant *sb_find_variant(const sb_workload *w, const char *name);

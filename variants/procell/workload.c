@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../../harness/error.h"
+#include "../../harness/json.h"
 #include "../../harness/variant.h"
 #include "model.h"
 #include "table.h"
@@ -118,7 +119,7 @@ static void figures(const void *model, const void *out, sb_figures *fig)
     fig->items = (double)(o->divisions + o->terminal);
 }
 
-static int output_write(const void *model, const void *out, FILE *f)
+static int write_histogram(FILE *f, const void *model, const void *out)
 {
     const pc_model *m = model;
     const pc_output *o = out;
@@ -129,6 +130,11 @@ static int output_write(const void *model, const void *out, FILE *f)
         if (o->counts[i])
             fprintf(f, "%.17g %llu\n", m->omega[i], o->counts[i]);
     return ferror(f) ? sb_fail("write error on the output dump") : 0;
+}
+
+static int output_write(const void *model, const void *out, const char *path)
+{
+    return sb_write_stream_atomic(path, write_histogram, model, out);
 }
 
 /* The thesis' UT1_BM bone-marrow histogram at its threshold, m4 types, 240 h: found in

@@ -1,0 +1,196 @@
+/* GPU test: every GPU stage of RDME is bitwise equal to cpu-reference after K steps (final
+ * lattice, counts over time per species and per z-plane, overflow and reaction totals): lattice
+ * shapes that do not divide the block sizes (x: 256, y/z tiles: 32 x 8), both edge kinds, both
+ * site formats, reactions on and off, with and without overflow, several seeds, several site
+ * types with obstacles and transitions; and the paper's scenarios for a few steps. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/devinfo.h"
+#include "harness/error.h"
+#include "harness/measure.h"
+#include "harness/variant.h"
+#include "variants/rdme/model.h"
+
+extern const sb_workload sb_workload_rdme;
+
+static const char *gpu_variants[] = {"gpu", "gpu-zero-copy-overflow"};
+static int device;
+
+static const sb_params *default_params(void)
+{
+    static sb_params p;
+    sb_params_init(&p, sb_workload_rdme.params, sb_workload_rdme.nparams);
+    return &p;
+}
+
+static void run_variant(const char *name, const rd_model *m, const int *dev, rd_output *out)
+{
+    const sb_variant *v = sb_find_variant(&sb_workload_rdme, name);
+    assert_non_null(v);
+    assert_int_equal(rd_output_init(out, m), 0);
+    if (sb_run_once(&sb_workload_rdme, v, m, default_params(), dev, dev ? 1 : 0, out) != 0)
+        fail_msg("%s: %s: %s", m->scenario, name, sb_error());
+}
+
+/* Runs every GPU stage against the reference; returns the reference's totals. */
+static void check_all(const rd_model *m, uint64_t *overflowed, uint64_t *fired)
+{
+    rd_output ref;
+    char why[512];
+    run_variant("cpu-reference", m, NULL, &ref);
+    for (size_t v = 0; v < sizeof gpu_variants / sizeof *gpu_variants; v++) {
+        rd_output got;
+        run_variant(gpu_variants[v], m, &device, &got);
+        if (!sb_workload_rdme.output_equal(m, &ref, &got, why, sizeof why))
+            fail_msg("%s: %s differs from cpu-reference: %s", m->scenario, gpu_variants[v], why);
+        rd_output_free(&got);
+    }
+    *overflowed = ref.overflow_particles;
+    *fired = ref.reactions_fired;
+    rd_output_free(&ref);
+}
+
+typedef struct synthetic {
+    int nx, ny, nz, periodic;
+    rd_site_format format;
+    double density; /* particles per site */
+    int reactions;  /* 0: diffusion only */
+    int types;      /* 1: cytoplasm only; 3: + a membrane slab with transitions + obstacles */
+    long long steps;
+} synthetic;
+
+/* Species A B C D E; reactions of every order: 0 -> A, A -> B, B -> A, B + C -> D, D -> B + C,
+ * A + A -> E, E -> A + A + C (three products: fills sites). Rates high enough that a few steps
+ * fire many of them. */
+static rd_model *build(const synthetic *c, uint32_t seed)
+{
+    rd_model *m = calloc(1, sizeof *m);
+    rd_model_init(m, c->nx, c->ny, c->nz, 16e-9, 50e-6);
+    m->periodic = c->periodic;
+    assert_int_equal(rd_model_alloc(m), 0);
+    const char *names[] = {"A", "B", "C", "D", "E"};
+    for (int i = 0; i < 5; i++)
+        assert_true(rd_add_species(m, names[i]) == i + 1);
+    int cyto = rd_add_type(m, "cytoplasm");
+    rd_set_diffusion(m, 0, cyto, 2.5e-12);
+    if (c->types == 3) {
+        int mem = rd_add_type(m, "membrane"), wall = rd_add_type(m, "obstacle");
+        rd_set_box(m, mem, 0, 0, c->nz / 3, c->nx, c->ny, c->nz / 3 + 2);
+        rd_set_box(m, wall, c->nx / 4, 0, 0, c->nx / 4 + 2, c->ny, c->nz); /* a wall across x */
+        rd_set_diffusion(m, 0, mem, 1e-12);
+        rd_set_diffusion(m, 4, mem, 1e-14);
+        rd_set_transition(m, 0, cyto, mem, 2e-12);
+        rd_set_transition(m, 0, mem, cyto, 5e-13);
+        rd_set_transition(m, 4, mem, cyto, 0); /* D stays on the membrane */
+    }
+    if (c->reactions) {
+        int a[] = {1}, b[] = {2}, bc[] = {2, 3}, d[] = {4}, aa[] = {1, 1}, e[] = {5},
+            aac[] = {1, 1, 3};
+        assert_int_equal(rd_add_reaction(m, 0, NULL, 1, a, 1e-3, 1u << cyto), 0);
+        assert_int_equal(rd_add_reaction(m, 1, a, 1, b, 400, 0), 0);
+        assert_int_equal(rd_add_reaction(m, 1, b, 1, a, 300, 0), 0);
+        assert_int_equal(rd_add_reaction(m, 2, bc, 1, d, 5e8, 0), 0);
+        assert_int_equal(rd_add_reaction(m, 1, d, 2, bc, 500, 0), 0);
+        assert_int_equal(rd_add_reaction(m, 2, aa, 1, e, 3e8, 0), 0);
+        assert_int_equal(rd_add_reaction(m, 1, e, 3, aac, 800, 0), 0);
+    }
+    if (rd_model_finish(m, c->format, seed, c->steps, c->steps / 3) != 0)
+        fail_msg("model: %s", sb_error());
+    uint64_t n = (uint64_t)(c->density * (double)m->nsites);
+    for (int sp = 1; sp <= 3; sp++)
+        if (rd_place_random(m, sp, n / 3, -1, 0, 0) != 0)
+            fail_msg("placement: %s", sb_error());
+    snprintf(m->scenario, sizeof m->scenario,
+             "%dx%dx%d %s %s, %.2f/site, reactions %s, %d types, seed %u, %lld steps", c->nx,
+             c->ny, c->nz, c->periodic ? "periodic" : "reflecting",
+             c->format == RD_PACKED32 ? "packed32" : "byte16", c->density,
+             c->reactions ? "on" : "off", c->types, seed, c->steps);
+    return m;
+}
+
+static void synthetic_lattices(void **unused)
+{
+    (void)unused;
+    const synthetic cases[] = {
+        {37, 21, 19, 0, RD_PACKED32, 0.3, 1, 3, 12},   /* nothing divides the blocks */
+        {37, 21, 19, 1, RD_PACKED32, 0.3, 1, 3, 12},   /* periodic edges */
+        {300, 5, 11, 0, RD_PACKED32, 1.5, 0, 1, 10},   /* two x blocks, the second partial */
+        {300, 5, 11, 1, RD_BYTE16, 1.5, 0, 1, 10},
+        {33, 9, 40, 0, RD_PACKED32, 4.5, 0, 1, 8},     /* crowded: overflow every step */
+        {33, 9, 40, 1, RD_PACKED32, 4.0, 1, 3, 8},     /* crowded, reacting, types */
+        {24, 17, 13, 0, RD_BYTE16, 11.0, 1, 3, 8},     /* byte16 crowded past 16 */
+        {1, 1, 64, 1, RD_PACKED32, 2.0, 1, 1, 20},     /* degenerate axes (length 1, periodic) */
+        {2, 3, 1, 1, RD_BYTE16, 3.0, 1, 1, 20},        /* axes of 2 and 1 */
+        {64, 64, 16, 0, RD_PACKED32, 0.08, 1, 1, 30},  /* the paper's density, tiles that fit */
+    };
+    int n = 0, with_overflow = 0, with_reactions = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (uint32_t seed = 1; seed <= 3; seed++) {
+            rd_model *m = build(&cases[i], seed * 7919u);
+            uint64_t overflowed, fired;
+            check_all(m, &overflowed, &fired);
+            with_overflow += overflowed > 0;
+            with_reactions += fired > 0;
+            n++;
+            rd_model_free(m);
+            free(m);
+        }
+    printf("%d synthetic cases x %zu GPU stages bitwise equal to cpu-reference (%d with "
+           "overflow, %d with reactions)\n",
+           n, sizeof gpu_variants / sizeof *gpu_variants, with_overflow, with_reactions);
+    assert_true(with_overflow >= 12);
+    assert_true(with_reactions >= 15);
+}
+
+/* The paper's experiments, a few steps each, through the same builder users get. */
+static void scenarios(void **unused)
+{
+    (void)unused;
+    const struct {
+        const char *scenario, *cell;
+        double spacing;
+        long long particles, steps;
+        rd_site_format format;
+    } cases[] = {
+        {"homogeneous", "ecoli", 16, -1, 10, RD_PACKED32},
+        {"homogeneous", "ecoli", 16, -1, 10, RD_BYTE16},
+        {"particles", "ecoli", 16, 3000000, 3, RD_PACKED32},
+        {"reactions", "ecoli", 16, -1, 5, RD_PACKED32},
+        {"barrier", "ecoli", 16, -1, 3, RD_PACKED32},
+        {"min-system", "ecoli", 16, -1, 40, RD_PACKED32},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        rd_model m;
+        rd_scenario_args a = {cases[i].scenario, NULL, cases[i].cell, cases[i].spacing,
+                              cases[i].particles, 6};
+        if (rd_build_scenario(&m, &a, cases[i].format, 11, cases[i].steps, 2) != 0)
+            fail_msg("%s: %s", cases[i].scenario, sb_error());
+        uint64_t overflowed, fired;
+        check_all(&m, &overflowed, &fired);
+        printf("%s (%s): equal; %llu overflowed, %llu reactions\n", m.scenario,
+               cases[i].format == RD_PACKED32 ? "packed32" : "byte16",
+               (unsigned long long)overflowed, (unsigned long long)fired);
+        rd_model_free(&m);
+    }
+}
+
+int main(void)
+{
+    if (sb_device_count() == 0) {
+        printf("SKIPPED: %s\n", sb_no_device_reason());
+        return 77;
+    }
+    device = 0;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(synthetic_lattices),
+        cmocka_unit_test(scenarios),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

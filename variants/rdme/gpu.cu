@@ -1,0 +1,681 @@
+/* Stage 1: MPD-RDME on one GPU, as Lattice Microbes does it. Per step: an x-sweep on 1-D blocks
+ * (a row segment in shared memory with one apron site each side), y- and z-sweeps on 32 x 8 tiles
+ * (two apron rows along the swept axis), each reading one lattice and writing the other; then a
+ * reaction kernel in place; then the overflow count goes to the host, and when it is not zero the
+ * lattice comes to the host, the particles are placed, and the lattice goes back.
+ *
+ * Each sweep first decides, once per window site, where each of its particles goes (a bit per
+ * particle and direction, in shared memory); then every thread gathers its site: its stayers, the
+ * + movers of the site before it, the - movers of the site after it, in that order. No atomics on
+ * the lattice, and the same content as the CPU reference, bit for bit.
+ *
+ * The site formats are C++ traits over one representation of a site's slots (128 bits: lo, hi),
+ * so the kernels are written once for the packed 32-bit word and the 16-byte site. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../cuda/check.h"
+#include "../../cuda/timing.h"
+#include "../../harness/error.h"
+#include "gpu.h"
+#include "table.h"
+
+#define X_BLOCK 256 /* sites of a row per x-sweep block */
+#define TILE_X 32   /* y/z sweeps: sites along x per tile... */
+#define TILE_S 8    /* ...and along the swept axis */
+#define REACT_BLOCK 256
+
+typedef struct slots {
+    uint64_t lo, hi;
+} slots;
+
+/* The paper's word: 7 slots of 4 bits, the site type in the top 4 bits. */
+struct packed32 {
+    typedef uint32_t site_t;
+    static const int BITS = 4, CAP = 7;
+    static __device__ slots unpack(site_t w) { return {w & 0x0fffffffu, 0}; }
+    static __device__ int type(site_t w, const uint8_t *, size_t) { return (int)(w >> 28); }
+    static __device__ site_t pack(slots s, int type) { return (uint32_t)s.lo | (uint32_t)type << 28; }
+    static __device__ site_t empty() { return 0; }
+    static __device__ int count(slots s)
+    {
+        uint64_t t = s.lo | s.lo >> 1 | s.lo >> 2 | s.lo >> 3;
+        return __popcll(t & 0x1111111ull);
+    }
+};
+
+/* 16 slots of a byte; the type in its own array. */
+struct byte16 {
+    typedef uint4 site_t;
+    static const int BITS = 8, CAP = 16;
+    static __device__ slots unpack(site_t w)
+    {
+        return {w.x | (uint64_t)w.y << 32, w.z | (uint64_t)w.w << 32};
+    }
+    static __device__ int type(site_t, const uint8_t *types, size_t i) { return types[i]; }
+    static __device__ site_t pack(slots s, int)
+    {
+        return make_uint4((uint32_t)s.lo, (uint32_t)(s.lo >> 32), (uint32_t)s.hi,
+                          (uint32_t)(s.hi >> 32));
+    }
+    static __device__ site_t empty() { return make_uint4(0, 0, 0, 0); }
+    static __device__ int count(slots s)
+    {
+        uint64_t a = s.lo | s.lo >> 4, b = s.hi | s.hi >> 4;
+        a |= a >> 2, b |= b >> 2;
+        a |= a >> 1, b |= b >> 1;
+        return __popcll(a & 0x0101010101010101ull) + __popcll(b & 0x0101010101010101ull);
+    }
+};
+
+template <int BITS> __device__ int slot_species(slots s, int k)
+{
+    int bit = k * BITS;
+    return (int)((bit < 64 ? s.lo >> bit : s.hi >> (bit - 64)) & ((1u << BITS) - 1));
+}
+
+template <int BITS> __device__ void slot_set(slots *s, int k, int sp)
+{
+    int bit = k * BITS;
+    if (bit < 64)
+        s->lo |= (uint64_t)sp << bit;
+    else
+        s->hi |= (uint64_t)sp << (bit - 64);
+}
+
+/* Slot k removed, the slots above it moved down one. */
+template <int BITS> __device__ slots slot_remove(slots s, int k)
+{
+    int bit = k * BITS;
+    slots down = {s.lo >> BITS | s.hi << (64 - BITS), s.hi >> BITS};
+    uint64_t keep_lo = bit >= 64 ? ~0ull : bit == 0 ? 0 : (1ull << bit) - 1;
+    uint64_t keep_hi = bit <= 64 ? 0 : (1ull << (bit - 64)) - 1;
+    return {(s.lo & keep_lo) | (down.lo & ~keep_lo), (s.hi & keep_hi) | (down.hi & ~keep_hi)};
+}
+
+__device__ uint32_t draw_word(sb_rng_block r, int k)
+{
+    switch (k & 3) {
+    case 0: return r.v[0];
+    case 1: return r.v[1];
+    case 2: return r.v[2];
+    default: return r.v[3];
+    }
+}
+
+/* What every kernel needs to know of the step. */
+struct step_args {
+    uint32_t seed;
+    long long step;
+    int nx, ny, nz, periodic;
+    const uint32_t *__restrict__ threshold;
+    rd_overflow_sink sink;
+};
+
+__device__ void overflow_push(const step_args &a, int pass, size_t site, int rank, int sp)
+{
+    unsigned int i = atomicAdd(a.sink.count, 1u);
+    if (i < a.sink.capacity)
+        a.sink.entries[i] = RD_OVF_ENTRY(pass, site, rank, sp);
+}
+
+/* A site's new content, built slot by slot; what does not fit overflows. */
+template <class F> struct gather {
+    slots s;
+    int n, rank;
+    __device__ gather() : s{0, 0}, n(0), rank(0) {}
+    __device__ void add(const step_args &a, int pass, size_t site, int sp)
+    {
+        if (n < F::CAP)
+            slot_set<F::BITS>(&s, n++, sp);
+        else
+            overflow_push(a, pass, site, rank++, sp);
+    }
+    /* the particles of s whose bit is set in moves (bit k: slot k) */
+    __device__ void add_selected(const step_args &a, int pass, size_t site, slots from, int nfrom,
+                                 uint32_t moves)
+    {
+        for (int k = 0; k < nfrom; k++)
+            if (moves >> k & 1)
+                add(a, pass, site, slot_species<F::BITS>(from, k));
+    }
+};
+
+/* Moves of the particles of one site: bit k = slot k moves -, bit 16 + k = moves +. */
+template <class F>
+__device__ uint32_t move_mask(const step_args &a, int axis, size_t site, slots s, int n, int type,
+                              int type_minus, int type_plus)
+{
+    uint32_t mask = 0;
+    sb_rng_block r;
+    for (int k = 0; k < n; k++) {
+        if ((k & 3) == 0)
+            r = rd_draw(a.seed, a.step, site, (uint32_t)axis, (uint32_t)(k >> 2));
+        int sp = slot_species<F::BITS>(s, k);
+        int d = rd_move(draw_word(r, k), __ldg(&a.threshold[RD_THRESHOLD_INDEX(sp, type, type_minus)]),
+                        __ldg(&a.threshold[RD_THRESHOLD_INDEX(sp, type, type_plus)]));
+        mask |= d < 0 ? 1u << k : d > 0 ? 1u << (16 + k) : 0u;
+    }
+    return mask;
+}
+
+/* The gather of window site w (a thread's own), from the window's sites, types and masks. */
+template <class F>
+__device__ typename F::site_t gather_site(const step_args &a, int axis, size_t site,
+                                          const typename F::site_t *win, const uint8_t *wtype,
+                                          const uint32_t *mask, int w, int wstride)
+{
+    gather<F> g;
+    slots self = F::unpack(win[w]), before = F::unpack(win[w - wstride]),
+          after = F::unpack(win[w + wstride]);
+    uint32_t stay = ~(mask[w] | mask[w] >> 16) & 0xffffu;
+    g.add_selected(a, axis, site, self, F::count(self), stay);
+    g.add_selected(a, axis, site, before, F::count(before), mask[w - wstride] >> 16);
+    g.add_selected(a, axis, site, after, F::count(after), mask[w + wstride] & 0xffffu);
+    return F::pack(g.s, wtype[w]);
+}
+
+/* Loads window site w at coordinate c along an axis of length len (c may be -1 or len: the
+ * apron, wrapped when periodic, outside otherwise). */
+template <class F>
+__device__ void load_window_site(const typename F::site_t *__restrict__ in,
+                                 const uint8_t *__restrict__ types, const step_args &a, size_t base,
+                                 size_t stride, int c, int len, typename F::site_t *win,
+                                 uint8_t *wtype, size_t *wsite)
+{
+    if (c < 0 || c >= len) {
+        if (!a.periodic || c < -1 || c > len) {
+            *win = F::empty();
+            *wtype = RD_OUTSIDE;
+            *wsite = 0;
+            return;
+        }
+        c = (c + len) % len;
+    }
+    size_t i = base + (size_t)c * stride;
+    typename F::site_t w = in[i];
+    *win = w;
+    *wtype = (uint8_t)F::type(w, types, i);
+    *wsite = i;
+}
+
+template <class F>
+__global__ void __launch_bounds__(X_BLOCK)
+    sweep_x(const typename F::site_t *__restrict__ in, typename F::site_t *__restrict__ out,
+            const uint8_t *__restrict__ types, step_args a)
+{
+    __shared__ typename F::site_t win[X_BLOCK + 2];
+    __shared__ uint8_t wtype[X_BLOCK + 2];
+    __shared__ uint32_t mask[X_BLOCK + 2];
+    int x0 = blockIdx.x * X_BLOCK;
+    size_t base = (size_t)a.nx * (blockIdx.y + (size_t)a.ny * blockIdx.z);
+    for (int w = threadIdx.x; w < X_BLOCK + 2; w += X_BLOCK) {
+        size_t site;
+        load_window_site<F>(in, types, a, base, 1, x0 - 1 + w, a.nx, &win[w], &wtype[w], &site);
+    }
+    __syncthreads();
+    for (int w = threadIdx.x; w < X_BLOCK + 2; w += X_BLOCK) {
+        int c = x0 - 1 + w;
+        slots s = F::unpack(win[w]);
+        int n = F::count(s);
+        mask[w] = n ? move_mask<F>(a, 0, base + (size_t)((c + a.nx) % a.nx), s, n, wtype[w],
+                                   w > 0 ? wtype[w - 1] : RD_OUTSIDE,
+                                   w < X_BLOCK + 1 ? wtype[w + 1] : RD_OUTSIDE)
+                    : 0;
+    }
+    __syncthreads();
+    int x = x0 + threadIdx.x;
+    if (x < a.nx)
+        out[base + x] = gather_site<F>(a, 0, base + x, win, wtype, mask, threadIdx.x + 1, 1);
+}
+
+/* y (axis 1) or z (axis 2): a tile of TILE_X sites along x by TILE_S along the swept axis, the
+ * third coordinate in blockIdx.z. */
+template <class F, int AXIS>
+__global__ void __launch_bounds__(TILE_X *TILE_S)
+    sweep_yz(const typename F::site_t *__restrict__ in, typename F::site_t *__restrict__ out,
+             const uint8_t *__restrict__ types, step_args a)
+{
+    const int ROWS = TILE_S + 2;
+    __shared__ typename F::site_t win[ROWS * TILE_X];
+    __shared__ uint8_t wtype[ROWS * TILE_X];
+    __shared__ uint32_t mask[ROWS * TILE_X];
+    __shared__ size_t wsite[ROWS * TILE_X];
+    int x = blockIdx.x * TILE_X + threadIdx.x;
+    int len = AXIS == 1 ? a.ny : a.nz;
+    size_t stride = AXIS == 1 ? (size_t)a.nx : (size_t)a.nx * a.ny;
+    size_t base = AXIS == 1 ? x + (size_t)a.nx * a.ny * blockIdx.z : x + (size_t)a.nx * blockIdx.z;
+    int c0 = blockIdx.y * TILE_S;
+    for (int row = threadIdx.y; row < ROWS; row += TILE_S) {
+        int w = row * TILE_X + threadIdx.x;
+        if (x < a.nx)
+            load_window_site<F>(in, types, a, base, stride, c0 - 1 + row, len, &win[w], &wtype[w],
+                                &wsite[w]);
+        else
+            win[w] = F::empty(), wtype[w] = RD_OUTSIDE, wsite[w] = 0;
+    }
+    __syncthreads();
+    for (int row = threadIdx.y; row < ROWS; row += TILE_S) {
+        int w = row * TILE_X + threadIdx.x;
+        slots s = F::unpack(win[w]);
+        int n = F::count(s);
+        mask[w] = n ? move_mask<F>(a, AXIS, wsite[w], s, n, wtype[w],
+                                   row > 0 ? wtype[w - TILE_X] : RD_OUTSIDE,
+                                   row < ROWS - 1 ? wtype[w + TILE_X] : RD_OUTSIDE)
+                    : 0;
+    }
+    __syncthreads();
+    int c = c0 + threadIdx.y;
+    if (x < a.nx && c < len) {
+        int w = (threadIdx.y + 1) * TILE_X + threadIdx.x;
+        out[base + (size_t)c * stride] =
+            gather_site<F>(a, AXIS, base + (size_t)c * stride, win, wtype, mask, w, TILE_X);
+    }
+}
+
+template <class F>
+__global__ void __launch_bounds__(REACT_BLOCK)
+    react(typename F::site_t *lattice, const uint8_t *__restrict__ types, size_t nsites,
+          const rd_reaction_table *__restrict__ t, step_args a, unsigned long long *fired)
+{
+    size_t i = (size_t)blockIdx.x * REACT_BLOCK + threadIdx.x;
+    if (i >= nsites)
+        return;
+    typename F::site_t w = lattice[i];
+    slots s = F::unpack(w);
+    int n = F::count(s);
+    if (n == 0 && !t->has_order0)
+        return;
+    int count[RD_MAX_SPECIES + 1] = {0};
+    for (int k = 0; k < n; k++)
+        count[slot_species<F::BITS>(s, k)]++;
+    int type = F::type(w, types, i);
+    int r = rd_choose_reaction(t, count, type, rd_draw(a.seed, a.step, i, RD_PURPOSE_REACTION, 0));
+    if (r < 0)
+        return;
+    for (int j = 0; j < t->order[r]; j++) {
+        int sp = j == 0 ? t->a[r] : t->b[r];
+        for (int k = n - 1; k >= 0; k--)
+            if (slot_species<F::BITS>(s, k) == sp) {
+                s = slot_remove<F::BITS>(s, k);
+                n--;
+                break;
+            }
+    }
+    gather<F> g;
+    g.s = s;
+    g.n = n;
+    for (int j = 0; j < t->nproducts[r]; j++)
+        g.add(a, RD_PURPOSE_REACTION, i, t->product[r][j]);
+    lattice[i] = F::pack(g.s, type);
+    atomicAdd(fired, 1ull);
+}
+
+/* Counts per z-plane and species of sample k: a block row per plane. */
+template <class F>
+__global__ void count_planes(const typename F::site_t *__restrict__ lattice, size_t plane,
+                             int nspecies, uint32_t *planes)
+{
+    __shared__ unsigned int tally[RD_MAX_SPECIES + 1];
+    for (int sp = threadIdx.x; sp <= nspecies; sp += blockDim.x)
+        tally[sp] = 0;
+    __syncthreads();
+    size_t first = (size_t)blockIdx.y * plane;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < plane;
+         i += (size_t)gridDim.x * blockDim.x) {
+        slots s = F::unpack(lattice[first + i]);
+        int n = F::count(s);
+        for (int k = 0; k < n; k++)
+            atomicAdd(&tally[slot_species<F::BITS>(s, k)], 1u);
+        if (n)
+            atomicAdd(&tally[0], (unsigned int)n);
+    }
+    __syncthreads();
+    for (int sp = threadIdx.x; sp <= nspecies; sp += blockDim.x)
+        if (tally[sp])
+            atomicAdd(&planes[(size_t)blockIdx.y * (nspecies + 1) + sp], tally[sp]);
+}
+
+/* ---- the host side ---- */
+
+enum { EV_LOOP_START, EV_LOOP_END, EV_A, EV_B, EV_COUNT };
+
+static step_args step_args_of(const rd_gpu *g, long long step)
+{
+    const rd_model *m = g->m;
+    step_args a = {m->seed, step, m->nx, m->ny, m->nz, m->periodic, g->d_threshold, g->sink};
+    return a;
+}
+
+template <class F> static int launch_sweep(rd_gpu *g, int axis, const void *in, void *out,
+                                           step_args a)
+{
+    const rd_model *m = g->m;
+    cudaStream_t st = g->env->streams[0];
+    typedef typename F::site_t site_t;
+    if (axis == 0) {
+        dim3 grid((m->nx + X_BLOCK - 1) / X_BLOCK, m->ny, m->nz);
+        sweep_x<F><<<grid, X_BLOCK, 0, st>>>((const site_t *)in, (site_t *)out, g->d_types, a);
+        SB_LAUNCHED("sweep_x");
+    } else if (axis == 1) {
+        dim3 grid((m->nx + TILE_X - 1) / TILE_X, (m->ny + TILE_S - 1) / TILE_S, m->nz);
+        sweep_yz<F, 1><<<grid, dim3(TILE_X, TILE_S), 0, st>>>((const site_t *)in, (site_t *)out,
+                                                               g->d_types, a);
+        SB_LAUNCHED("sweep_yz<y>");
+    } else {
+        dim3 grid((m->nx + TILE_X - 1) / TILE_X, (m->nz + TILE_S - 1) / TILE_S, m->ny);
+        sweep_yz<F, 2><<<grid, dim3(TILE_X, TILE_S), 0, st>>>((const site_t *)in, (site_t *)out,
+                                                               g->d_types, a);
+        SB_LAUNCHED("sweep_yz<z>");
+    }
+    return 0;
+}
+
+template <class F> static int launch_react(rd_gpu *g, void *lattice, step_args a)
+{
+    size_t blocks = (g->m->nsites + REACT_BLOCK - 1) / REACT_BLOCK;
+    react<F><<<(unsigned)blocks, REACT_BLOCK, 0, g->env->streams[0]>>>(
+        (typename F::site_t *)lattice, g->d_types, g->m->nsites, g->d_reactions, a, g->d_fired);
+    SB_LAUNCHED("react");
+    return 0;
+}
+
+template <class F> static int launch_count(rd_gpu *g, const void *lattice, int sample)
+{
+    const rd_model *m = g->m;
+    size_t plane = (size_t)m->nx * m->ny;
+    int w = m->nspecies + 1;
+    unsigned blocks = (unsigned)((plane + 255) / 256);
+    dim3 grid(blocks > 64 ? 64 : blocks, m->nz);
+    count_planes<F><<<grid, 256, 0, g->env->streams[0]>>>(
+        (const typename F::site_t *)lattice, plane, m->nspecies,
+        g->d_planes + (size_t)sample * m->nz * w);
+    SB_LAUNCHED("count_planes");
+    return 0;
+}
+
+/* A kernel phase: timed by events when the run is instrumented. */
+#define TIMED(g, name, call)                                                                       \
+    do {                                                                                           \
+        if ((g)->instrument)                                                                       \
+            SB_CUDA(cudaEventRecord((g)->ev[EV_A], (g)->env->streams[0]));                         \
+        if ((call) != 0)                                                                           \
+            return -1;                                                                             \
+        if ((g)->instrument) {                                                                     \
+            double sec_;                                                                           \
+            SB_CUDA(cudaEventRecord((g)->ev[EV_B], (g)->env->streams[0]));                         \
+            if (sb_event_seconds((g)->ev[EV_A], (g)->ev[EV_B], &sec_) != 0)                        \
+                return -1;                                                                         \
+            sb_phase_add(&(g)->phases, name, sec_);                                                \
+        }                                                                                          \
+    } while (0)
+
+/* After the kernels of a step: overflowed particles placed on the host, the lattice back. */
+static int resolve_overflow(rd_gpu *g, void *d_lattice)
+{
+    sb_env *env = g->env;
+    cudaStream_t st = env->streams[0];
+    uint64_t *entries;
+    unsigned int n;
+    if (g->channel->collect(g, &entries, &n) != 0)
+        return -1;
+    if (n == 0)
+        return 0;
+    if (n > g->sink.capacity)
+        return sb_fail("%u particles overflowed in one step, more than the list's %u: lower the "
+                       "particle density",
+                       n, g->sink.capacity);
+    if (sb_copy(&env->xfer, g->h_lattice, d_lattice, g->lattice_bytes, cudaMemcpyDeviceToHost,
+                st) != 0)
+        return -1;
+    SB_CUDA(cudaStreamSynchronize(st));
+    if (rd_overflow_resolve(g->m, g->h_lattice, entries, n) != 0)
+        return -1;
+    g->overflow_particles += n;
+    return sb_copy(&env->xfer, d_lattice, g->h_lattice, g->lattice_bytes, cudaMemcpyHostToDevice,
+                   st);
+}
+
+template <class F> static int run_steps(rd_gpu *g)
+{
+    const rd_model *m = g->m;
+    sb_env *env = g->env;
+    cudaStream_t st = env->streams[0];
+    int cur = 0, sample = 0, nsamples = rd_output_nsamples(m);
+    double t0;
+    SB_CUDA(cudaMemsetAsync(g->d_planes, 0, g->planes_bytes, st));
+    SB_CUDA(cudaMemsetAsync(g->d_fired, 0, sizeof *g->d_fired, st));
+    TIMED(g, "initial copy",
+          sb_copy(&env->xfer, g->d_lattice[0], g->d_init, g->lattice_bytes,
+                  cudaMemcpyDeviceToDevice, st));
+    SB_CUDA(cudaEventRecord(g->ev[EV_LOOP_START], st));
+    TIMED(g, "samples", launch_count<F>(g, g->d_lattice[0], sample++));
+    static const char *const sweep_names[3] = {"x-sweep", "y-sweep", "z-sweep"};
+    for (long long step = 0; step < m->steps; step++) {
+        step_args a = step_args_of(g, step);
+        for (int axis = 0; axis < 3; axis++) {
+            TIMED(g, sweep_names[axis],
+                  launch_sweep<F>(g, axis, g->d_lattice[cur], g->d_lattice[1 - cur], a));
+            cur = 1 - cur;
+        }
+        TIMED(g, "reactions", launch_react<F>(g, g->d_lattice[cur], a));
+        t0 = sb_now();
+        if (resolve_overflow(g, g->d_lattice[cur]) != 0)
+            return -1;
+        if (g->instrument)
+            sb_phase_add(&g->phases, "overflow", sb_now() - t0);
+        if (sample < nsamples && rd_output_sample_step(m, sample) == step + 1)
+            TIMED(g, "samples", launch_count<F>(g, g->d_lattice[cur], sample++));
+    }
+    SB_CUDA(cudaEventRecord(g->ev[EV_LOOP_END], st));
+    TIMED(g, "download",
+          sb_copy(&env->xfer, g->h_lattice, g->d_lattice[cur], g->lattice_bytes,
+                  cudaMemcpyDeviceToHost, st) ||
+              sb_copy(&env->xfer, g->h_planes, g->d_planes, g->planes_bytes,
+                      cudaMemcpyDeviceToHost, st));
+    unsigned long long fired;
+    if (sb_copy(&env->xfer, g->host_count, g->d_fired, sizeof fired, cudaMemcpyDeviceToHost, st))
+        return -1;
+    SB_CUDA(cudaStreamSynchronize(st));
+    memcpy(&fired, g->host_count, sizeof fired);
+    g->reactions_fired = fired;
+    double loop;
+    if (sb_event_seconds(g->ev[EV_LOOP_START], g->ev[EV_LOOP_END], &loop) != 0)
+        return -1;
+    if (g->runs < RD_GPU_MAX_RUNS)
+        g->loop_seconds[g->runs] = loop;
+    return 0;
+}
+
+int rd_gpu_run(void *state)
+{
+    rd_gpu *g = (rd_gpu *)state;
+    g->instrument = g->runs == 0;
+    if (g->instrument)
+        sb_phases_clear(&g->phases);
+    g->overflow_particles = 0;
+    int rc = g->m->format == RD_PACKED32 ? run_steps<packed32>(g) : run_steps<byte16>(g);
+    g->runs++;
+    return rc;
+}
+
+int rd_gpu_setup(sb_env *env, const void *model, void **state, const rd_overflow_channel *ch)
+{
+    rd_gpu *g = (rd_gpu *)calloc(1, sizeof *g);
+    if (!g)
+        return sb_fail("out of host memory");
+    *state = g;
+    g->env = env;
+    g->m = (const rd_model *)model;
+    g->channel = ch;
+    const rd_model *m = g->m;
+    int dev = env->devices[0];
+    cudaStream_t st = env->streams[0];
+    g->lattice_bytes = m->nsites * rd_site_bytes(m->format);
+    g->planes_bytes = (size_t)rd_output_nsamples(m) * m->nz * (m->nspecies + 1) * sizeof(uint32_t);
+    size_t need = 3 * g->lattice_bytes + (m->format == RD_BYTE16 ? m->nsites : 0) +
+                  g->planes_bytes;
+    int rc;
+    if ((rc = sb_dev_check_fits(dev, need, "the initial and two working lattices")) != 0)
+        return rc;
+    SB_CUDA(cudaSetDevice(dev));
+    for (int i = 0; i < EV_COUNT; i++)
+        SB_CUDA(cudaEventCreate(&g->ev[i]));
+    SB_CUDA(cudaMallocHost(&g->h_lattice, g->lattice_bytes));
+    SB_CUDA(cudaMallocHost((void **)&g->h_planes, g->planes_bytes));
+    SB_CUDA(cudaMallocHost((void **)&g->host_count, sizeof(unsigned long long)));
+    rd_reaction_table t;
+    rd_reaction_table_of(m, &t);
+    if ((rc = sb_dev_alloc(&env->mem, dev, &g->d_init, g->lattice_bytes, "initial lattice")) ||
+        (rc = sb_dev_alloc(&env->mem, dev, &g->d_lattice[0], g->lattice_bytes, "lattice")) ||
+        (rc = sb_dev_alloc(&env->mem, dev, &g->d_lattice[1], g->lattice_bytes, "lattice")) ||
+        (rc = sb_dev_alloc(&env->mem, dev, (void **)&g->d_threshold,
+                           sizeof m->threshold, "thresholds")) ||
+        (rc = sb_dev_alloc(&env->mem, dev, (void **)&g->d_reactions, sizeof t, "reactions")) ||
+        (rc = sb_dev_alloc(&env->mem, dev, (void **)&g->d_planes, g->planes_bytes,
+                           "plane counts")) ||
+        (rc = sb_dev_alloc(&env->mem, dev, (void **)&g->d_fired, sizeof *g->d_fired,
+                           "reaction count")))
+        return rc;
+    if (m->format == RD_BYTE16 &&
+        ((rc = sb_dev_alloc(&env->mem, dev, (void **)&g->d_types, m->nsites, "site types")) ||
+         (rc = sb_copy(&env->xfer, g->d_types, m->types, m->nsites, cudaMemcpyHostToDevice, st))))
+        return rc;
+    if (sb_copy(&env->xfer, g->d_init, m->lattice0, g->lattice_bytes, cudaMemcpyHostToDevice, st) ||
+        sb_copy(&env->xfer, g->d_threshold, m->threshold, sizeof m->threshold,
+                cudaMemcpyHostToDevice, st) ||
+        sb_copy(&env->xfer, g->d_reactions, &t, sizeof t, cudaMemcpyHostToDevice, st) ||
+        ch->open(g) != 0)
+        return -1;
+    SB_CUDA(cudaStreamSynchronize(st));
+    return 0;
+}
+
+int rd_gpu_output(void *state, void *out)
+{
+    rd_gpu *g = (rd_gpu *)state;
+    const rd_model *m = g->m;
+    rd_output *o = (rd_output *)out;
+    int w = m->nspecies + 1;
+    memcpy(o->lattice, g->h_lattice, g->lattice_bytes);
+    memcpy(o->plane_counts, g->h_planes, g->planes_bytes);
+    for (int k = 0; k < o->nsamples; k++)
+        for (int sp = 0; sp < w; sp++) {
+            uint64_t sum = 0;
+            for (int z = 0; z < m->nz; z++)
+                sum += g->h_planes[((size_t)k * m->nz + z) * w + sp];
+            o->counts[(size_t)k * w + sp] = sum;
+        }
+    o->overflow_particles = g->overflow_particles;
+    o->reactions_fired = g->reactions_fired;
+    return 0;
+}
+
+void rd_gpu_teardown(void *state)
+{
+    rd_gpu *g = (rd_gpu *)state;
+    if (!g)
+        return;
+    if (g->channel)
+        g->channel->close(g);
+    for (int i = 0; i < EV_COUNT; i++)
+        if (g->ev[i])
+            cudaEventDestroy(g->ev[i]);
+    cudaFreeHost(g->h_lattice);
+    cudaFreeHost(g->h_planes);
+    cudaFreeHost(g->host_count);
+    free(g);
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+void rd_gpu_report(void *state, sb_report *r)
+{
+    rd_gpu *g = (rd_gpu *)state;
+    const rd_model *m = g->m;
+    double floor_step = rd_floor_bytes_per_step(m);
+    /* the initial device copy reads and writes the lattice; the download reads it */
+    r->bytes_moved = floor_step * (double)m->steps + 3.0 * (double)g->lattice_bytes;
+    r->host_launches = 4.0 * (double)m->steps + rd_output_nsamples(m);
+    r->phases = g->phases;
+    /* the loop's median over the timed runs (all runs after the first, when there are some) */
+    int n = g->runs < RD_GPU_MAX_RUNS ? g->runs : RD_GPU_MAX_RUNS, first = n > 1;
+    qsort(g->loop_seconds + first, (size_t)(n - first), sizeof(double), compare_doubles);
+    if (n - first > 0) {
+        r->steady.seconds = g->loop_seconds[first + (n - first) / 2];
+        r->steady.items = (double)m->nsites * (double)m->steps;
+        r->steady.bytes = floor_step * (double)m->steps;
+        r->steady.simulated_seconds = (double)m->steps * m->tau;
+        r->steady.runs = n - first;
+    }
+}
+
+/* Stage 1's overflow channel: a list in device memory; its count is copied to the host every
+ * step, the entries only when there are some. */
+typedef struct device_list {
+    unsigned int *d_count;
+    uint64_t *d_entries;
+} device_list;
+
+static unsigned int overflow_capacity(const rd_model *m)
+{
+    size_t cap = m->nsites / 4 + 4096;
+    return cap > (1u << 26) ? 1u << 26 : (unsigned int)cap;
+}
+
+static int device_list_open(rd_gpu *g)
+{
+    sb_env *env = g->env;
+    int dev = env->devices[0], rc;
+    unsigned int cap = overflow_capacity(g->m);
+    SB_CUDA(cudaMallocHost((void **)&g->host_entries, (size_t)cap * sizeof(uint64_t)));
+    if ((rc = sb_dev_alloc(&env->mem, dev, (void **)&g->sink.count, sizeof(unsigned int),
+                           "overflow count")) ||
+        (rc = sb_dev_alloc(&env->mem, dev, (void **)&g->sink.entries,
+                           (size_t)cap * sizeof(uint64_t), "overflow list")))
+        return rc;
+    g->sink.capacity = cap;
+    SB_CUDA(cudaMemsetAsync(g->sink.count, 0, sizeof(unsigned int), env->streams[0]));
+    return 0;
+}
+
+static int device_list_collect(rd_gpu *g, uint64_t **entries, unsigned int *n)
+{
+    sb_env *env = g->env;
+    cudaStream_t st = env->streams[0];
+    if (sb_copy(&env->xfer, g->host_count, g->sink.count, sizeof(unsigned int),
+                cudaMemcpyDeviceToHost, st))
+        return -1;
+    SB_CUDA(cudaStreamSynchronize(st));
+    *n = *g->host_count;
+    *entries = g->host_entries;
+    if (*n == 0)
+        return 0;
+    unsigned int copy = *n < g->sink.capacity ? *n : g->sink.capacity;
+    if (sb_copy(&env->xfer, g->host_entries, g->sink.entries, (size_t)copy * sizeof(uint64_t),
+                cudaMemcpyDeviceToHost, st))
+        return -1;
+    SB_CUDA(cudaMemsetAsync(g->sink.count, 0, sizeof(unsigned int), st));
+    SB_CUDA(cudaStreamSynchronize(st));
+    return 0;
+}
+
+static void device_list_close(rd_gpu *g)
+{
+    cudaFreeHost(g->host_entries);
+}
+
+static const rd_overflow_channel device_list_channel = {device_list_open, device_list_collect,
+                                                        device_list_close};
+
+static int setup(sb_env *env, const void *model, void **state)
+{
+    return rd_gpu_setup(env, model, state, &device_list_channel);
+}
+
+const sb_variant_ops rd_gpu_ops = {setup, rd_gpu_run, rd_gpu_output, rd_gpu_teardown,
+                                   rd_gpu_report};

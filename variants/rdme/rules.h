@@ -1,0 +1,102 @@
+/* The rules of one MPD-RDME step that every variant applies the same way, host and device:
+ * which draw a particle or a site gets, where a particle moves, which reaction a site fires.
+ *
+ * Draws: Philox keyed by (seed, step), counter (site index low, high, purpose, slot / 4); slot k
+ * uses word k % 4. The site index is the global one, so no decomposition changes a draw.
+ * Moves compare the draw with integer thresholds: r < T- moves to the - neighbour,
+ * 2^31 <= r < 2^31 + T+ to the + neighbour (each q <= 1/2, so the two ranges never meet and each
+ * decision needs only the types on its own side). Reactions go through the shared
+ * deterministic math, so host and device pick the same reaction bit for bit. */
+#ifndef RD_RULES_H
+#define RD_RULES_H
+
+#include <stdint.h>
+
+#include "../../cuda/detmath.h"
+#include "../../cuda/hd.h"
+#include "../../cuda/rng.h"
+#include "model.h"
+
+/* The "to" index past the last type: a neighbour outside a reflecting lattice. */
+#define RD_OUTSIDE RD_MAX_TYPES
+#define RD_TO_TYPES (RD_MAX_TYPES + 1)
+#define RD_THRESHOLD_INDEX(sp, from, to) (((sp) * RD_MAX_TYPES + (from)) * RD_TO_TYPES + (to))
+#define RD_THRESHOLDS ((RD_MAX_SPECIES + 1) * RD_MAX_TYPES * RD_TO_TYPES)
+
+SB_HD sb_rng_block rd_draw(uint32_t seed, long long step, uint64_t site, uint32_t purpose,
+                           uint32_t group)
+{
+    return sb_philox(seed, (uint32_t)step, (uint32_t)site, (uint32_t)(site >> 32), purpose,
+                     group);
+}
+
+/* -1, 0 or +1 for a particle whose draw is r, given its two thresholds. */
+SB_HD int rd_move(uint32_t r, uint32_t t_minus, uint32_t t_plus)
+{
+    if (r < t_minus)
+        return -1;
+    if (r >= 0x80000000u && r - 0x80000000u < t_plus)
+        return 1;
+    return 0;
+}
+
+/* The reactions as a kernel argument: small, by value. */
+typedef struct rd_reaction_table {
+    int n;
+    int has_order0;
+    double tau;
+    double rate[RD_MAX_REACTIONS];
+    uint16_t where[RD_MAX_REACTIONS];
+    uint8_t order[RD_MAX_REACTIONS], a[RD_MAX_REACTIONS], b[RD_MAX_REACTIONS];
+    uint8_t nproducts[RD_MAX_REACTIONS];
+    uint8_t product[RD_MAX_REACTIONS][RD_MAX_PRODUCTS];
+} rd_reaction_table;
+
+#ifdef __cplusplus
+extern "C"
+#endif
+void rd_reaction_table_of(const rd_model *m, rd_reaction_table *t);
+
+/* Propensity of reaction i in a site holding count[sp] particles of each species: rate times
+ * the number of reactant combinations (n(n-1)/2 for two identical reactants). */
+SB_HD double rd_propensity(const rd_reaction_table *t, int i, const int *count)
+{
+    int na = count[t->a[i]], nb = count[t->b[i]];
+    double h = t->order[i] == 0   ? 1.0
+               : t->order[i] == 1 ? (double)na
+               : t->a[i] == t->b[i] ? (double)(na * (na - 1) / 2)
+                                    : (double)(na * nb);
+    return det_mul(t->rate[i], h);
+}
+
+/* The reaction a site of type `type` fires this step, or -1; count[0..RD_MAX_SPECIES]. */
+SB_HD int rd_choose_reaction(const rd_reaction_table *t, const int *count, int type,
+                             sb_rng_block r)
+{
+    double a0 = 0.0;
+    for (int i = 0; i < t->n; i++)
+        if (t->where[i] >> type & 1)
+            a0 = det_add(a0, rd_propensity(t, i, count));
+    if (a0 <= 0.0)
+        return -1;
+    /* Fires with probability 1 - exp(-a0 tau): an Exp(1) draw below a0 tau. */
+    double e = -det_log(sb_uniform_open0(r.v[0], r.v[1]));
+    if (!(det_mul(a0, t->tau) > e))
+        return -1;
+    double x = det_mul(sb_uniform(r.v[2], r.v[3]), a0), cum = 0.0;
+    int last = -1;
+    for (int i = 0; i < t->n; i++) {
+        if (!(t->where[i] >> type & 1))
+            continue;
+        double a = rd_propensity(t, i, count);
+        if (a <= 0.0)
+            continue;
+        cum = det_add(cum, a);
+        last = i;
+        if (x < cum)
+            return i;
+    }
+    return last; /* x rounded onto a0 itself */
+}
+
+#endif
