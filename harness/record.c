@@ -211,6 +211,11 @@ static json_t *benchmark_json(const sb_result *res)
     json_t *derived_obj = json_object_get(sb, "derived");
     json_object_set_new(derived_obj, "simulated_seconds", number(res->figures.simulated_seconds));
     json_object_set_new(derived_obj, "simulated_seconds_per_hour", number(d.sim_per_hour));
+    json_t *output = json_object();
+    for (int i = 0; res->workload->output_figures && res->workload->output_figures[i]; i++)
+        json_object_set_new(output, res->workload->output_figures[i],
+                            number(valid ? res->figures.values[i] : NAN));
+    json_object_set_new(derived_obj, "output", output);
     const sb_steady *st = &res->report.steady;
     json_object_set_new(
         sb, "steady",
@@ -304,7 +309,7 @@ static int csv_header(sb_records *r)
     for (int i = 0; i < w->nparams; i++)
         if (csv_append(r, ",%s", w->params[i].name) != 0)
             return -1;
-    return csv_append(r, ",samples,median_s,mean_s,min_s,max_s,stdev_s,noise,wall_median_s,"
+    if (csv_append(r, ",samples,median_s,mean_s,min_s,max_s,stdev_s,noise,wall_median_s,"
                          "stop_reason,items,items_per_second,bytes_moved,pct_peak_dram,"
                          "peak_device_bytes,h2d_bytes,d2h_bytes,peer_bytes,device_launches,"
                          "counters_status,gpu_time_s,dram_read_bytes,dram_write_bytes,"
@@ -312,7 +317,12 @@ static int csv_header(sb_records *r)
                          "l2_hit_pct,dram_bytes_over_floor,activity_kernels,"
                          "activity_agrees,simulated_s_per_hour,steady_s,"
                          "steady_items_per_second,steady_pct_peak_dram,"
-                         "steady_simulated_s_per_hour\n");
+                         "steady_simulated_s_per_hour") != 0)
+        return -1;
+    for (int i = 0; w->output_figures && w->output_figures[i]; i++)
+        if (csv_append(r, ",%s", w->output_figures[i]) != 0)
+            return -1;
+    return csv_append(r, "\n");
 }
 
 static int csv_row(sb_records *r, const sb_result *res)
@@ -359,8 +369,10 @@ static int csv_row(sb_records *r, const sb_result *res)
          csv_number(r, 1, d.sim_per_hour) ||
          csv_number(r, 1, res->report.steady.seconds > 0 ? res->report.steady.seconds : NAN) ||
          csv_number(r, 1, d.steady_step_items_per_s) || csv_number(r, 1, d.steady_pct_peak) ||
-         csv_number(r, 1, d.steady_sim_per_hour) || csv_append(r, "\n");
-    return rc ? -1 : 0;
+         csv_number(r, 1, d.steady_sim_per_hour);
+    for (int i = 0; !rc && res->workload->output_figures && res->workload->output_figures[i]; i++)
+        rc = csv_number(r, v, res->figures.values[i]);
+    return rc || csv_append(r, "\n") ? -1 : 0;
 }
 
 int sb_records_open(sb_records *r, const char *json_path, json_t *context, const sb_workload *w)

@@ -118,9 +118,12 @@ typedef struct sb_variant {
 } sb_variant;
 
 /* Figures of merit of one output. */
+#define SB_MAX_OUTPUT_FIGURES 4
 typedef struct sb_figures {
     double items;             /* in the workload's item unit (cells, site updates...) */
     double simulated_seconds; /* model time simulated; 0 when the model has no time */
+    /* the workload's own, named by sb_workload.output_figures (NaN: does not apply) */
+    double values[SB_MAX_OUTPUT_FIGURES];
 } sb_figures;
 
 typedef struct sb_workload {
@@ -145,6 +148,8 @@ typedef struct sb_workload {
     /* 1 when equal; otherwise 0 and why (first difference) in why. */
     int (*output_equal)(const void *model, const void *ref, const void *got, char *why, size_t cap);
     void (*figures)(const void *model, const void *out, sb_figures *fig);
+    /* Names of sb_figures.values (records: derived.output, CSV columns); NULL-terminated. */
+    const char *const *output_figures;
     /* --dump-output PATH: written atomically; a workload may add files beside it (PATH.*). */
     int (*output_write)(const void *model, const void *out, const char *path);
 } sb_workload;

@@ -210,7 +210,12 @@ int rd_model_finish(rd_model *m, rd_site_format format, uint32_t seed, long long
         for (int a = 0; a < m->ntypes; a++)
             for (int b = 0; b < m->ntypes; b++) {
                 double q = m->diffusion[sp][a][b] * per_d;
-                if (!(q >= 0) || q > 0.5)
+                if (!(m->diffusion[sp][a][b] >= 0) || !isfinite(m->diffusion[sp][a][b]))
+                    return sb_fail("species %s, %s -> %s: diffusion coefficient %g: expected a "
+                                   "finite value >= 0 (m^2/s)",
+                                   m->species[sp], m->type_names[a], m->type_names[b],
+                                   m->diffusion[sp][a][b]);
+                if (q > 0.5)
                     return sb_fail("species %s, %s -> %s: D tau / lambda^2 = %.4g exceeds 0.5 "
                                    "(D %.3g m^2/s, tau %.3g s, lambda %.3g m): shorten the time "
                                    "step to at most %.3g s",
@@ -320,9 +325,10 @@ int rd_place_random(rd_model *m, int sp, uint64_t count, int t, int z0, int z1)
                        (unsigned long long)room);
     uint64_t placed = 0;
     for (uint64_t attempt = 0; placed < count; attempt++) {
-        sb_rng_block r = sb_philox(m->seed, RD_PURPOSE_PLACEMENT, (uint32_t)sp,
+        /* the purpose in counter word 2, where no step's draw has it */
+        sb_rng_block r = sb_philox(m->seed, 0, (uint32_t)sp,
                                    (uint32_t)(m->nparticles_placed + placed),
-                                   (uint32_t)attempt, (uint32_t)(attempt >> 32));
+                                   RD_PURPOSE_PLACEMENT, (uint32_t)attempt);
         size_t i = first + (size_t)(sb_uniform(r.v[0], r.v[1]) * (double)n);
         int type = m->types[i];
         if (!(t >= 0 ? type == t : may_occupy(m, sp, type)))

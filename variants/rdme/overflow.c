@@ -53,6 +53,8 @@ static size_t search_shell(const rd_model *m, const void *lattice, int x, int y,
 
 int rd_overflow_resolve(const rd_model *m, void *lattice, uint64_t *entries, size_t n)
 {
+    if (n == 0)
+        return 0;
     qsort(entries, n, sizeof *entries, compare_entries);
     int reach = m->nx > m->ny ? m->nx : m->ny;
     reach = reach > m->nz ? reach : m->nz;

@@ -196,6 +196,7 @@ int rd_build_scenario(rd_model *m, const rd_scenario_args *a, rd_site_format for
                       uint32_t seed, long long steps, long long sample_steps)
 {
     const char *s = a->scenario;
+    rd_model_init(m, 0, 0, 0, 0.0, 0.0); /* freeable whatever fails below */
     if (strcmp(s, "file") == 0)
         return rd_parse_model(m, a->model_path, format, seed, steps, sample_steps);
     if (strcmp(s, "homogeneous") != 0 && a->spacing_nm != 16)

@@ -1,4 +1,5 @@
 /* RDME as the harness sees it: parameters, the model they build, outputs and their comparison. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,12 +156,62 @@ static int output_equal(const void *model, const void *ref_, const void *got_, c
     return 1;
 }
 
+/* Min oscillation period: the membrane MinD (MinDm + MinDEm) of the lower half of the cell
+ * minus the upper half, over the samples after the first fifth (the start-up); the mean time
+ * between upward crossings of its mean, with a hysteresis of a quarter of its standard deviation
+ * so that noise does not count. NaN without at least three crossings (no oscillation seen). */
+static double min_period(const rd_model *m, const rd_output *o)
+{
+    int dm = rd_find_species(m, "MinDm"), dem = rd_find_species(m, "MinDEm"), w = o->nspecies + 1;
+    int first = o->nsamples / 5, n = o->nsamples - first;
+    if (dm < 0 || dem < 0 || n < 8)
+        return NAN;
+    double *sig = malloc((size_t)n * sizeof *sig), mean = 0, var = 0;
+    if (!sig)
+        return NAN;
+    for (int k = 0; k < n; k++) {
+        double d = 0;
+        for (int z = 0; z < o->nz; z++) {
+            const uint32_t *p = o->plane_counts + ((size_t)(first + k) * o->nz + z) * w;
+            d += (z < o->nz / 2 ? 1.0 : -1.0) * (double)(p[dm] + p[dem]);
+        }
+        sig[k] = d;
+        mean += d / n;
+    }
+    for (int k = 0; k < n; k++)
+        var += (sig[k] - mean) * (sig[k] - mean) / n;
+    double h = 0.25 * sqrt(var), t_first = 0, t_last = 0;
+    int crossings = 0, armed = 0;
+    for (int k = 1; k < n; k++) {
+        double a = sig[k - 1] - mean, b = sig[k] - mean;
+        if (a < -h)
+            armed = 1;
+        if (armed && a < 0 && b >= 0) {
+            double t0 = (double)o->sample_step[first + k - 1] * m->tau,
+                   t1 = (double)o->sample_step[first + k] * m->tau;
+            double t = t0 + (t1 - t0) * (-a) / (b - a);
+            if (crossings++ == 0)
+                t_first = t;
+            t_last = t;
+            armed = 0;
+        }
+    }
+    free(sig);
+    return crossings >= 3 ? (t_last - t_first) / (crossings - 1) : NAN;
+}
+
+static const char *const output_figures[] = {"overflow_particles", "reactions_fired",
+                                             "min_period_s", NULL};
+
 static void figures(const void *model, const void *out, sb_figures *fig)
 {
     const rd_model *m = model;
-    (void)out;
+    const rd_output *o = out;
     fig->items = (double)m->nsites * (double)m->steps;
     fig->simulated_seconds = (double)m->steps * m->tau;
+    fig->values[0] = (double)o->overflow_particles;
+    fig->values[1] = (double)o->reactions_fired;
+    fig->values[2] = min_period(m, o);
 }
 
 /* PATH: text, two gnuplot data blocks (index 0: counts over time; index 1: counts per z-plane,
@@ -259,5 +310,6 @@ const sb_workload sb_workload_rdme = {
     .output_free = output_free,
     .output_equal = output_equal,
     .figures = figures,
+    .output_figures = output_figures,
     .output_write = output_write,
 };
