@@ -47,6 +47,7 @@ typedef struct slots {
 struct packed32 {
     typedef uint32_t site_t;
     static const int BITS = 4, CAP = 7;
+    static const int SWEEP_BLOCKS_PER_SM = 8; /* 32 registers: full occupancy, no spills */
     static __device__ slots unpack(site_t w) { return {w & 0x0fffffffu, 0}; }
     static __device__ int type(site_t w, const uint8_t *, size_t) { return (int)(w >> 28); }
     static __device__ site_t pack(slots s, int type) { return (uint32_t)s.lo | (uint32_t)type << 28; }
@@ -63,6 +64,7 @@ struct packed32 {
 struct byte16 {
     typedef uint4 site_t;
     static const int BITS = 8, CAP = 16;
+    static const int SWEEP_BLOCKS_PER_SM = 6; /* 8 would spill the 16-byte sites */
     static __device__ slots unpack(site_t w)
     {
         return {w.x | (uint64_t)w.y << 32, w.z | (uint64_t)w.w << 32};
@@ -151,9 +153,9 @@ template <class F> struct gather {
     __device__ void add_selected(const step_args &a, int pass, size_t site, slots from, int nfrom,
                                  uint32_t moves)
     {
-        for (int k = 0; k < nfrom; k++)
-            if (moves >> k & 1)
-                add(a, pass, site, slot_species<F::BITS>(from, k));
+        /* only the selected slots, lowest first (ffs): a loop as long as the particles moved */
+        for (uint32_t sel = moves & ((1u << nfrom) - 1); sel; sel &= sel - 1)
+            add(a, pass, site, slot_species<F::BITS>(from, __ffs(sel) - 1));
     }
 };
 
@@ -223,7 +225,7 @@ __device__ int window_site(const step_args &a, int w, int x0, int s0, size_t *si
  * A thread owns one column u of the tile (x) and ROWS sites down it, 4 apart; the aprons (the
  * sites just before and after the tile along the swept axis) are loaded by the first threads. */
 template <class F, int AXIS>
-__global__ void __launch_bounds__(BLOCK)
+__global__ void __launch_bounds__(BLOCK, F::SWEEP_BLOCKS_PER_SM)
     sweep(const typename F::site_t *__restrict__ in, typename F::site_t *__restrict__ out,
           const uint8_t *__restrict__ types, step_args a)
 {
@@ -234,7 +236,8 @@ __global__ void __launch_bounds__(BLOCK)
     __shared__ uint8_t wtype[T::N];
     __shared__ uint32_t mask[T::N];
     __shared__ uint16_t occupied[T::N];
-    __shared__ int noccupied;
+    __shared__ uint16_t busy[T::TW * T::TH];
+    __shared__ int noccupied, nbusy;
     int len = AXIS == 0 ? a.nx : AXIS == 1 ? a.ny : a.nz;
     /* the tile's second in-plane axis v: y for the x-sweep, the swept axis otherwise */
     int vlen = AXIS == 0 ? a.ny : len;
@@ -276,7 +279,7 @@ __global__ void __launch_bounds__(BLOCK)
                             : (side ? T::WH - 1 : 0) * T::WW + along;
     }
     if (threadIdx.x == 0)
-        noccupied = 0;
+        noccupied = nbusy = 0;
     __syncthreads();
 #pragma unroll
     for (int k = 0; k <= ROWS; k++) {
@@ -291,6 +294,20 @@ __global__ void __launch_bounds__(BLOCK)
             occupied[atomicAdd(&noccupied, 1)] = (uint16_t)w;
     }
     __syncthreads();
+    /* sites with nothing in or next to them are written at once; the others go to a list the
+     * block gathers from densely, 32 such sites to a warp */
+#pragma unroll
+    for (int k = 0; k < ROWS; k++) {
+        int r = tv + VSTEP * k;
+        int w = AXIS == 0 ? r * T::WW + tu + 1 : (r + 1) * T::WW + tu;
+        if (x >= a.nx || v0 + r >= vlen)
+            continue;
+        if (!F::occupied(win[w]) && !F::occupied(win[w - T::STEP]) &&
+            !F::occupied(win[w + T::STEP]))
+            out[x + third + (size_t)(v0 + r) * vstride] = F::pack(slots{0, 0}, wtype[w]);
+        else
+            busy[atomicAdd(&nbusy, 1)] = (uint16_t)w;
+    }
     for (int j = threadIdx.x; j < noccupied; j += BLOCK) {
         int w = occupied[j];
         int along = AXIS == 0 ? w % T::WW : w / T::WW, last = AXIS == 0 ? T::WW - 1 : T::WH - 1;
@@ -302,18 +319,12 @@ __global__ void __launch_bounds__(BLOCK)
                                along < last ? wtype[w + T::STEP] : RD_OUTSIDE);
     }
     __syncthreads();
-#pragma unroll
-    for (int k = 0; k < ROWS; k++) {
-        int r = tv + VSTEP * k;
-        int w = AXIS == 0 ? r * T::WW + tu + 1 : (r + 1) * T::WW + tu;
-        if (x >= a.nx || v0 + r >= vlen)
-            continue;
-        size_t at = x + third + (size_t)(v0 + r) * vstride;
-        if (!F::occupied(win[w]) && !F::occupied(win[w - T::STEP]) &&
-            !F::occupied(win[w + T::STEP]))
-            out[at] = F::pack(slots{0, 0}, wtype[w]); /* nothing here or next door */
-        else
-            out[at] = gather_site<F>(a, AXIS, at, win, wtype, mask, w, T::STEP);
+    for (int j = threadIdx.x; j < nbusy; j += BLOCK) {
+        int w = busy[j];
+        /* an owned site: inside the lattice, never wrapped */
+        int r = AXIS == 0 ? w / T::WW : w / T::WW - 1, u = AXIS == 0 ? w % T::WW - 1 : w % T::WW;
+        size_t at = x0 + u + third + (size_t)(v0 + r) * vstride;
+        out[at] = gather_site<F>(a, AXIS, at, win, wtype, mask, w, T::STEP);
     }
 }
 
@@ -321,7 +332,7 @@ __global__ void __launch_bounds__(BLOCK)
  * (occupied, or any site when a reaction has no reactant) go to a list the block then works
  * through, a thread per site. */
 template <class F>
-__global__ void __launch_bounds__(BLOCK)
+__global__ void __launch_bounds__(BLOCK, 6)
     react(typename F::site_t *lattice, const uint8_t *__restrict__ types, size_t nsites,
           const rd_reaction_table *__restrict__ t, step_args a, unsigned long long *fired)
 {
