@@ -2,7 +2,9 @@
  *
  * The kept records are reduced to one gnuplot data block per variant, written to <prefix>.dat;
  * a script from plots/ draws <prefix>.png and <prefix>.svg from it. The C side decides what is
- * plotted (filters, x axis, speed-ups); the scripts decide how it looks. */
+ * plotted (filters, x axis, speed-ups); the scripts decide how it looks. A study's data figure
+ * is the exception: its script reads the records' CSV view and the output dumps itself, for
+ * columns and outputs no generic kind plots (e.g. a kymograph from a dump). */
 #include "plot.h"
 
 #include <errno.h>
@@ -64,10 +66,13 @@ typedef struct plot {
     char columns[2048];
     char what[2048]; /* the default title, after the workload's name */
     char title[4096], xlabel[1024], ylabel[1024];
+    char first_csv[4096]; /* DATA: the first input's CSV view */
+    char *csvfiles;       /* DATA: every input's, as gnuplot words */
 } plot;
 
-static const char *const kind_names[] = {"time", "speedup", "series", "counters"};
-static const char *const kind_scripts[] = {"time.gp", "speedup.gp", "series.gp", "counters.gp"};
+static const char *const kind_names[] = {"time", "speedup", "series", "counters", "data"};
+static const char *const kind_scripts[] = {"time.gp", "speedup.gp", "series.gp", "counters.gp",
+                                           NULL};
 
 const char *sb_plots_dir(void)
 {
@@ -776,6 +781,46 @@ static void gp_set(FILE *f, const char *name, const char *value)
     fputs("; ", f);
 }
 
+/* The CSV view beside a records file, named as sb_records_open names it: X.json -> X.csv. */
+static void csv_path(const char *json, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", json);
+    char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
+    if (dot && (!slash || dot > slash))
+        *dot = '\0';
+    strncat(out, ".csv", cap - strlen(out) - 1);
+}
+
+/* One word of a list: "a" "b"; gnuplot's word() keeps a double-quoted word whole, spaces and
+ * all (paths with a double quote in them do not survive). */
+static void gp_word(FILE *f, const char *item, int first)
+{
+    fprintf(f, "%s\"%s\"", first ? "" : " ", item);
+}
+
+/* DATA: every records file's CSV view, which the script reads. */
+static int find_csv_files(plot *p)
+{
+    size_t len;
+    FILE *f = open_memstream(&p->csvfiles, &len);
+    if (!f)
+        return sb_fail("cannot list the CSV files: %s", strerror(errno));
+    for (int i = 0; i < p->req->ninputs; i++) {
+        char path[4096];
+        csv_path(p->req->inputs[i], path, sizeof path);
+        if (access(path, R_OK) != 0) {
+            fclose(f);
+            return sb_fail("%s: %s (the CSV view is written beside %s)", path, strerror(errno),
+                           p->req->inputs[i]);
+        }
+        if (i == 0)
+            snprintf(p->first_csv, sizeof p->first_csv, "%s", path);
+        gp_word(f, path, i == 0);
+    }
+    fclose(f);
+    return 0;
+}
+
 /* The -e commands that give a script its data, labels and names, and let a figure script
  * `load "time.gp"` from beside itself or from the generic scripts' directory. */
 static char *gnuplot_variables(const plot *p, const char *script, const char *data_path)
@@ -799,9 +844,17 @@ static char *gnuplot_variables(const plot *p, const char *script, const char *da
     gp_set(f, "datafile", data_path);
     gp_set(f, "outbase", p->req->out_prefix);
     gp_set(f, "title", p->title);
-    gp_set(f, "xlabel", p->xlabel);
-    gp_set(f, "ylabel", p->ylabel);
     gp_set(f, "names", names);
+    if (p->req->kind == SB_PLOT_DATA) {
+        gp_set(f, "csvfiles", p->csvfiles);
+        fputs("dumpfiles = '", f);
+        for (int i = 0; i < p->req->ndumps; i++)
+            gp_word(f, p->req->dumps[i], i == 0);
+        fprintf(f, "'; dumpcount = %d; ", p->req->ndumps);
+    } else {
+        gp_set(f, "xlabel", p->xlabel);
+        gp_set(f, "ylabel", p->ylabel);
+    }
     /* figure scripts keep a title the user gave (--title, a study's title=) */
     fprintf(f, "title_given = %d; count = %d; set loadpath ", p->req->title != NULL, p->nlines);
     gp_string(f, script_dir);
@@ -935,6 +988,8 @@ static int fill_lines(plot *p)
         return fill_series_lines(p);
     case SB_PLOT_COUNTERS:
         return fill_counters_lines(p);
+    case SB_PLOT_DATA: /* its script reads the files themselves */
+        return 0;
     case SB_PLOT_TIME:
     case SB_PLOT_SPEEDUP:
         break;
@@ -957,6 +1012,8 @@ int sb_plot(const sb_plot_request *r)
     if (r->kind == SB_PLOT_SERIES && !r->series)
         return sb_fail("%s: a series plot needs --series NAME (e.g. "
                        "device_bytes_by_generation)", p.inputs);
+    if (r->kind == SB_PLOT_DATA && !r->script)
+        return sb_fail("%s: a data figure needs its own script (script=FILE.gp)", p.inputs);
     if (r->where && check_where(r->where) != 0)
         return -1;
     snprintf(data_path, sizeof data_path, "%s.dat", r->out_prefix);
@@ -968,6 +1025,13 @@ int sb_plot(const sb_plot_request *r)
     if (load_records(&p) != 0)
         goto done;
     order_lines(&p);
+    if (r->kind == SB_PLOT_DATA) { /* the script reads the files: no data blocks */
+        snprintf(p.what, sizeof p.what, "figure from %s", p.inputs);
+        finish_title(&p);
+        if (find_csv_files(&p) == 0 && draw(&p, script, p.first_csv) == 0)
+            rc = 0;
+        goto done;
+    }
     if (fill_lines(&p) != 0 || drop_empty_lines(&p) != 0)
         goto done;
     finish_title(&p);
@@ -975,6 +1039,7 @@ int sb_plot(const sb_plot_request *r)
         rc = 0;
 
 done:
+    free(p.csvfiles);
     for (int i = 0; i < p.nlines; i++)
         free(p.lines[i].points);
     free(p.lines);

@@ -7,6 +7,7 @@ typedef enum sb_plot_kind {
     SB_PLOT_SPEEDUP,  /* baseline median / variant median vs x */
     SB_PLOT_SERIES,   /* a reported series (y vs its x) per variant, at one parameter point */
     SB_PLOT_COUNTERS, /* hardware counters per GPU variant as bars, at one parameter point */
+    SB_PLOT_DATA,     /* a figure script of its own reads the records' CSV and the dump files */
 } sb_plot_kind;
 
 typedef struct sb_plot_request {
@@ -20,8 +21,17 @@ typedef struct sb_plot_request {
     const char *baseline;      /* SPEEDUP: variant whose time is the numerator */
     const char *series;        /* SERIES: series name, e.g. device_bytes_by_generation */
     const char *where;         /* "k=v,k=v": only records whose params match */
-    const char *script;        /* gnuplot script; NULL = the generic one for the kind */
+    const char *script;        /* gnuplot script; NULL = the kind's generic one (DATA has none) */
+    const char *const *dumps;  /* DATA: output dumps (run --dump-output) for the script */
+    int ndumps;
 } sb_plot_request;
+
+/* Variables a script gets: outbase (it writes outbase.'.png' and outbase.'.svg'), title,
+ * title_given (1: the user's, keep it), names (the figure's variants, space-separated: those
+ * asked for, else those with valid records by stage) and count. TIME, SPEEDUP, SERIES,
+ * COUNTERS: datafile (<out_prefix>.dat, one block per variant), xlabel, ylabel. DATA: datafile
+ * (the first records file's CSV view), csvfiles (each one's), dumpfiles and dumpcount; those
+ * lists are words in double quotes, for word(csvfiles, i). */
 
 /* 0 on success; -1 with a message (no usable records, gnuplot missing or failing...). */
 int sb_plot(const sb_plot_request *r);

@@ -4,19 +4,31 @@
  *   study NAME                     results go to results/runs/NAME-<UTC time>/
  *   workload NAME
  *   define KEY VALUE               ${KEY} in later values; --define KEY=VALUE overrides
- *   option NAME [VALUE]            a measurement option, as on `stagebench run`
+ *   option NAME [VALUE]            a measurement option, as on `stagebench run`, for every run
  *   run NAME                       a sweep, recorded in NAME.json / NAME.csv; then, indented:
  *     param NAME=VALUE             fixed parameter
  *     sweep NAME=V1,V2,...         swept parameter (several sweeps: every combination)
  *     variants LIST                "all" or a comma-separated list
  *     device N|all                 as run --device
- *   figure NAME KIND KEY=VALUE...  KIND time|speedup|series; keys: from (runs, comma-separated),
- *                                  variants, baseline, x, series, where, title, script
- * ${STUDY_DIR} is the study file's directory. */
+ *     reference VARIANT            as run --reference: the variant whose output validates the
+ *                                  others (a GPU one where the CPU reference would take hours)
+ *     dump NAME                    each point's output, as run --dump-output: NAME.txt for a run
+ *                                  of one point, else NAME-<sweep>=<value>,<sweep>=<value>.txt
+ *     option NAME [VALUE]          for this run only, over the study's options
+ *   figure NAME KIND KEY=VALUE...  KIND time|speedup|series|data; keys: from (runs,
+ *                                  comma-separated), variants, baseline, x, series, where, title,
+ *                                  script. A data figure's script (required) reads the runs' CSV
+ *                                  and dump files itself (bench/plot.h: the variables it gets).
+ * An `option` line after a `run` and before the next `run` or `figure` is that run's; the
+ * study's go before the first run. ${STUDY_DIR} is the study file's directory. Every point of
+ * every run is checked (parameters, variants, reference, figure inputs) before the first runs,
+ * so that a typo fails at once rather than hours into a session; --check stops there. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../harness/context.h"
 #include "../harness/error.h"
@@ -29,6 +41,13 @@
 #define MAX_RUNS 16
 #define MAX_FIGURES 32
 #define MAX_DEFINES 32
+#define MAX_RUN_OPTIONS 8
+
+/* An `option` line of one run: checked when read, applied over the study's when the run starts. */
+typedef struct run_option {
+    char name[32], value[256];
+    int has_value;
+} run_option;
 
 typedef struct study_run {
     char name[64];
@@ -38,7 +57,12 @@ typedef struct study_run {
     int nsweeps;
     char variants[512];
     char device[16];
-    int line;
+    char reference[64]; /* "": the workload's */
+    char dump[64];      /* "": no outputs written */
+    run_option options[MAX_RUN_OPTIONS];
+    int noptions;
+    long npoints; /* counted by check_study */
+    int line, variants_line, reference_line;
 } study_run;
 
 typedef struct study_figure {
@@ -61,12 +85,14 @@ typedef struct study {
 
 static const char usage[] =
     "usage: stagebench study <file.study> [--define KEY=VALUE]... [--out DIR] [--quiet]\n"
-    "                        [--run NAME]... [--figures-only]\n"
+    "                        [--run NAME]... [--figures-only] [--check]\n"
     "  runs every sweep of the study file into DIR (default results/runs/<study>-<UTC time>/),\n"
     "  one records file per sweep, then draws its figures there (PNG and SVG).\n"
     "  --run NAME: only that sweep (repeatable); figures are then left for --figures-only.\n"
     "  --figures-only: draw the figures from the records already in DIR (--out required), e.g.\n"
-    "  after running the sweeps on a machine without gnuplot.\n";
+    "  after running the sweeps on a machine without gnuplot.\n"
+    "  --check: check the file (every point's parameters, variants, references, figure inputs\n"
+    "  and scripts), print what it would run, and run nothing.\n";
 
 static int define(study *s, const char *key, const char *value, int override)
 {
@@ -157,6 +183,38 @@ static int copy_word(char *dst, size_t cap, const char *src, const char *path, i
     return 0;
 }
 
+/* An option line into o; the error names file:line. */
+static int apply_option(sb_measure_options *o, const char *name, const char *value,
+                        const char *path, int line)
+{
+    int known = sb_measure_option(o, name, value);
+    if (known < 0)
+        return sb_fail_context("%s:%d", path, line);
+    if (known > 0)
+        return sb_fail("%s:%d: unknown option '%s' (max-noise, min-samples, min-time, timeout, "
+                       "warmup, metrics, cold, no-activity)",
+                       path, line, name);
+    return 0;
+}
+
+static int add_run_option(study_run *run, const char *name, const char *value, const char *path,
+                          int line)
+{
+    sb_measure_options scratch;
+    sb_measure_defaults(&scratch);
+    if (apply_option(&scratch, name, value, path, line) != 0)
+        return -1;
+    if (run->noptions == MAX_RUN_OPTIONS)
+        return sb_fail("%s:%d: run %s has more than %d options", path, line, run->name,
+                       MAX_RUN_OPTIONS);
+    run_option *o = &run->options[run->noptions++];
+    o->has_value = value != NULL;
+    return copy_word(o->name, sizeof o->name, name, path, line) ||
+                   (value && copy_word(o->value, sizeof o->value, value, path, line))
+               ? -1
+               : 0;
+}
+
 static int figure_key(study_figure *f, const char *kv, const char *path, int line)
 {
     static const char *keys[] = {"from", "variants", "baseline", "x", "series", "where", "title",
@@ -220,11 +278,10 @@ static int parse(study *s, const char *path, char **defines, int ndefines)
             rc = copy_word(s->workload, sizeof s->workload, w[1], path, line);
         } else if (!strcmp(d, "define") && n == 3) {
             rc = define(s, w[1], w[2], 0);
+        } else if (run && !strcmp(d, "option") && (n == 2 || n == 3)) {
+            rc = add_run_option(run, w[1], n == 3 ? w[2] : NULL, path, line);
         } else if (!strcmp(d, "option") && (n == 2 || n == 3)) {
-            int known = sb_measure_option(&s->opt, w[1], n == 3 ? w[2] : NULL);
-            if (known != 0)
-                rc = known < 0 ? sb_fail_context("%s:%d", path, line)
-                               : sb_fail("%s:%d: unknown option '%s'", path, line, w[1]);
+            rc = apply_option(&s->opt, w[1], n == 3 ? w[2] : NULL, path, line);
         } else if (!strcmp(d, "run") && n == 2) {
             if (s->nruns == MAX_RUNS) {
                 rc = sb_fail("%s:%d: more than %d runs", path, line, MAX_RUNS);
@@ -239,10 +296,21 @@ static int parse(study *s, const char *path, char **defines, int ndefines)
         } else if (run && !strcmp(d, "sweep") && n == 2 && run->nsweeps < 4) {
             rc = copy_word(run->sweeps[run->nsweeps++], SB_PARAM_TEXT, w[1], path, line);
         } else if (run && !strcmp(d, "variants") && n == 2) {
+            run->variants_line = line;
             rc = copy_word(run->variants, sizeof run->variants, w[1], path, line);
         } else if (run && !strcmp(d, "device") && n == 2) {
             rc = copy_word(run->device, sizeof run->device, w[1], path, line);
+        } else if (run && !strcmp(d, "reference") && n == 2) {
+            run->reference_line = line;
+            rc = copy_word(run->reference, sizeof run->reference, w[1], path, line);
+        } else if (run && !strcmp(d, "dump") && n == 2) {
+            rc = strchr(w[1], '/')
+                     ? sb_fail("%s:%d: dump %s: give a file name without '/' (dumps go into the "
+                               "study's output directory)",
+                               path, line, w[1])
+                     : copy_word(run->dump, sizeof run->dump, w[1], path, line);
         } else if (!strcmp(d, "figure") && n >= 3) {
+            run = NULL; /* a figure ends the run before it: later options are the study's */
             if (s->nfigures == MAX_FIGURES) {
                 rc = sb_fail("%s:%d: more than %d figures", path, line, MAX_FIGURES);
                 break;
@@ -252,11 +320,15 @@ static int parse(study *s, const char *path, char **defines, int ndefines)
             rc = copy_word(fig->name, sizeof fig->name, w[1], path, line) ||
                  copy_word(fig->kind, sizeof fig->kind, w[2], path, line);
             if (!rc && strcmp(fig->kind, "time") && strcmp(fig->kind, "speedup") &&
-                strcmp(fig->kind, "series"))
-                rc = sb_fail("%s:%d: figure kind '%s': use time, speedup or series", path, line,
-                             fig->kind);
+                strcmp(fig->kind, "series") && strcmp(fig->kind, "data"))
+                rc = sb_fail("%s:%d: figure kind '%s': use time, speedup, series or data", path,
+                             line, fig->kind);
             for (int i = 3; rc == 0 && i < n; i++)
                 rc = figure_key(fig, w[i], path, line);
+            if (!rc && !strcmp(fig->kind, "data") && !fig->script[0])
+                rc = sb_fail("%s:%d: figure %s: a data figure needs script=FILE.gp (its script "
+                             "reads the runs' CSV and dump files)",
+                             path, line, fig->name);
         } else {
             rc = sb_fail("%s:%d: cannot read '%s' here (see the format in bench/study.c or the "
                          "README)",
@@ -277,39 +349,118 @@ static int point_params(const study *s, const study_run *run, const sb_workload 
     sb_params_init(p, w->params, w->nparams);
     for (int i = 0; i < run->nparams; i++)
         if (sb_params_assign(p, run->params[i]) != 0)
-            return sb_fail_context("%s: run %s", s->path, run->name);
+            return sb_fail_context("%s:%d: run %s", s->path, run->line, run->name);
     *last = 1;
     for (int i = run->nsweeps - 1; i >= 0; i--) {
         char buf[SB_PARAM_TEXT], *eq, *values[256];
         int nvalues = 0;
         snprintf(buf, sizeof buf, "%s", run->sweeps[i]);
         if (!(eq = strchr(buf, '=')))
-            return sb_fail("%s: run %s: sweep '%s' is not NAME=V1,V2,...", s->path, run->name,
-                           run->sweeps[i]);
+            return sb_fail("%s:%d: run %s: sweep '%s' is not NAME=V1,V2,...", s->path, run->line,
+                           run->name, run->sweeps[i]);
         *eq = '\0';
         for (char *save = NULL, *v = strtok_r(eq + 1, ",", &save); v && nvalues < 256;
              v = strtok_r(NULL, ",", &save))
             values[nvalues++] = v;
         if (nvalues == 0)
-            return sb_fail("%s: run %s: sweep %s has no values", s->path, run->name, buf);
+            return sb_fail("%s:%d: run %s: sweep %s has no values", s->path, run->line, run->name,
+                           buf);
         if (sb_params_set(p, buf, values[k % nvalues]) != 0)
-            return sb_fail_context("%s: run %s", s->path, run->name);
+            return sb_fail_context("%s:%d: run %s", s->path, run->line, run->name);
         *last &= (k % nvalues) == nvalues - 1;
         k /= nvalues;
     }
     return 0;
 }
 
+static const study_run *find_run(const study *s, const char *name, size_t len)
+{
+    for (int i = 0; i < s->nruns; i++)
+        if (strlen(s->runs[i].name) == len && strncmp(s->runs[i].name, name, len) == 0)
+            return &s->runs[i];
+    return NULL;
+}
+
+static int check_variants(const study *s, const study_run *run, const sb_workload *w)
+{
+    char list[sizeof run->variants];
+    if (strcmp(run->variants, "all") == 0)
+        return 0;
+    snprintf(list, sizeof list, "%s", run->variants);
+    for (char *save = NULL, *v = strtok_r(list, ",", &save); v; v = strtok_r(NULL, ",", &save))
+        if (!sb_find_variant(w, v))
+            return sb_fail("%s:%d: run %s: '%s' is not a variant of %s (stagebench list %s "
+                           "shows them)",
+                           s->path, run->variants_line, run->name, v, w->name, w->name);
+    return 0;
+}
+
+/* Every point's parameters (counting the points), the variant and reference names and the runs
+ * the figures draw from, so that a mistake stops the study before its first run. */
+static int check_study(study *s, const sb_workload *w)
+{
+    for (int r = 0; r < s->nruns; r++) {
+        study_run *run = &s->runs[r];
+        if (check_variants(s, run, w) != 0)
+            return -1;
+        if (run->reference[0] && !sb_find_variant(w, run->reference))
+            return sb_fail("%s:%d: run %s: reference %s is not a variant of %s (stagebench list "
+                           "%s shows them)",
+                           s->path, run->reference_line, run->name, run->reference, w->name,
+                           w->name);
+        int last = 0;
+        for (run->npoints = 0; !last; run->npoints++) {
+            sb_params params;
+            if (point_params(s, run, w, run->npoints, &params, &last) != 0)
+                return -1;
+        }
+    }
+    for (int i = 0; i < s->nfigures; i++) {
+        const study_figure *fig = &s->figures[i];
+        if (!fig->from[0])
+            return sb_fail("%s:%d: figure %s has no from=RUN", s->path, fig->line, fig->name);
+        for (const char *r = fig->from; *r;) {
+            size_t n = strcspn(r, ",");
+            if (!find_run(s, r, n))
+                return sb_fail("%s:%d: figure %s: from=%s: the study has no run '%.*s'",
+                               s->path, fig->line, fig->name, fig->from, (int)n, r);
+            r += n + (r[n] == ',');
+        }
+    }
+    return 0;
+}
+
+/* A point's dump file name: NAME.txt for a run of one point, else
+ * NAME-<sweep>=<value>,<sweep>=<value>.txt with the values cut to file-name characters. */
+static void dump_name(const study_run *run, const sb_params *params, char *out, size_t cap)
+{
+    size_t len = (size_t)snprintf(out, cap, "%s", run->dump);
+    for (int i = 0; run->npoints > 1 && i < run->nsweeps && len + 1 < cap; i++) {
+        char name[SB_PARAM_TEXT];
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(run->sweeps[i], "="), run->sweeps[i]);
+        len += (size_t)snprintf(out + len, cap - len, "%c%s=", i ? ',' : '-', name);
+        for (const char *c = sb_param_text(params, name); *c && len + 1 < cap; c++)
+            out[len++] = isalnum((unsigned char)*c) || strchr("._+-", *c) ? *c : '_';
+        out[len < cap ? len : cap - 1] = '\0';
+    }
+    if (len < cap)
+        snprintf(out + len, cap - len, ".txt");
+}
+
 static int run_sweep(const study *s, const study_run *run, const sb_workload *w,
                      const char *dir, int argc, char **argv, int quiet, sb_point_outcome *total)
 {
+    sb_measure_options opt = s->opt;
+    for (int i = 0; i < run->noptions; i++) /* their values were checked when read */
+        sb_measure_option(&opt, run->options[i].name,
+                          run->options[i].has_value ? run->options[i].value : NULL);
     sb_devices devices;
     if (sb_devices_select(&devices, run->device[0] ? run->device : NULL) != 0)
-        return sb_fail_context("%s: run %s", s->path, run->name);
+        return sb_fail_context("%s:%d: run %s", s->path, run->line, run->name);
     char path[2048];
     snprintf(path, sizeof path, "%s/%s.json", dir, run->name);
     sb_records records;
-    json_t *context = sb_context_json(argc, argv, devices.info, devices.count, &s->opt);
+    json_t *context = sb_context_json(argc, argv, devices.info, devices.count, &opt);
     if (!context || sb_records_open(&records, path, context, w) != 0)
         return -1;
     int rc = 0, last = 0;
@@ -317,7 +468,17 @@ static int run_sweep(const study *s, const study_run *run, const sb_workload *w,
         sb_params params;
         if ((rc = point_params(s, run, w, k, &params, &last)))
             break;
-        sb_point point = {w, &params, run->variants, NULL, NULL, &s->opt, &devices, quiet};
+        char dump[2048], name[1024];
+        dump_name(run, &params, name, sizeof name);
+        snprintf(dump, sizeof dump, "%s/%s", dir, name);
+        sb_point point = {w,
+                          &params,
+                          run->variants,
+                          run->reference[0] ? run->reference : NULL,
+                          run->dump[0] ? dump : NULL,
+                          &opt,
+                          &devices,
+                          quiet};
         sb_point_outcome o = {0, 0, 0, 0, 0};
         if ((rc = sb_point_check(&point)) || (rc = sb_point_run(&point, &records, &o)))
             break;
@@ -327,14 +488,54 @@ static int run_sweep(const study *s, const study_run *run, const sb_workload *w,
         total->skipped += o.skipped;
     }
     sb_records_close(&records);
-    return rc ? sb_fail_context("%s: run %s", s->path, run->name) : 0;
+    return rc ? sb_fail_context("%s:%d: run %s", s->path, run->line, run->name) : 0;
 }
 
-static int draw(const study *s, const study_figure *fig, const char *dir)
+/* A data figure's dump files: every point's, of every run it draws from, in point order. */
+static int find_dumps(const study *s, const study_figure *fig, const sb_workload *w,
+                      const char *dir, char (**paths)[2048], int *n)
+{
+    long total = 0;
+    const study_run *runs[MAX_RUNS];
+    int nruns = 0;
+    for (const char *r = fig->from; *r && nruns < MAX_RUNS;) {
+        size_t len = strcspn(r, ",");
+        const study_run *run = find_run(s, r, len); /* there: check_study made sure */
+        runs[nruns++] = run;
+        total += run->dump[0] ? run->npoints : 0;
+        r += len + (r[len] == ',');
+    }
+    *n = 0;
+    if (total == 0)
+        return 0;
+    if (!(*paths = calloc((size_t)total, sizeof **paths)))
+        return sb_fail("out of host memory");
+    for (int i = 0; i < nruns; i++) {
+        if (!runs[i]->dump[0])
+            continue;
+        int last = 0;
+        for (long k = 0; !last; k++) {
+            sb_params params;
+            char name[1024];
+            if (point_params(s, runs[i], w, k, &params, &last) != 0)
+                return -1;
+            dump_name(runs[i], &params, name, sizeof name);
+            snprintf((*paths)[*n], sizeof **paths, "%s/%s", dir, name);
+            if (access((*paths)[*n], R_OK) != 0)
+                return sb_fail("%s: %s: run %s writes it (stagebench study %s --run %s --out %s)",
+                               (*paths)[*n], strerror(errno), runs[i]->name, s->path,
+                               runs[i]->name, dir);
+            ++*n;
+        }
+    }
+    return 0;
+}
+
+static int draw(const study *s, const study_figure *fig, const sb_workload *w, const char *dir)
 {
     const char *inputs[MAX_RUNS];
     char paths[MAX_RUNS][2048], from[256], prefix[2048], script[1024];
-    int n = 0;
+    int n = 0, ndumps = 0;
     snprintf(from, sizeof from, "%s", fig->from);
     for (char *save = NULL, *r = strtok_r(from, ",", &save); r && n < MAX_RUNS;
          r = strtok_r(NULL, ",", &save)) {
@@ -342,14 +543,26 @@ static int draw(const study *s, const study_figure *fig, const char *dir)
         inputs[n] = paths[n];
         n++;
     }
-    if (n == 0)
-        return sb_fail("%s:%d: figure %s has no from=RUN", s->path, fig->line, fig->name);
+    char(*dumps)[2048] = NULL;
+    const char **dump_list = NULL;
+    int data = !strcmp(fig->kind, "data");
+    if (data && find_dumps(s, fig, w, dir, &dumps, &ndumps) != 0) {
+        free(dumps);
+        return -1;
+    }
+    if (ndumps > 0 && !(dump_list = calloc((size_t)ndumps, sizeof *dump_list))) {
+        free(dumps);
+        return sb_fail("out of host memory");
+    }
+    for (int i = 0; i < ndumps; i++)
+        dump_list[i] = dumps[i];
     snprintf(prefix, sizeof prefix, "%s/%s", dir, fig->name);
     if (fig->script[0])
         snprintf(script, sizeof script, "%s/%s", sb_plots_dir(), fig->script);
     sb_plot_request r = {
         .kind = !strcmp(fig->kind, "speedup")  ? SB_PLOT_SPEEDUP
                 : !strcmp(fig->kind, "series") ? SB_PLOT_SERIES
+                : data                         ? SB_PLOT_DATA
                                                : SB_PLOT_TIME,
         .inputs = inputs,
         .ninputs = n,
@@ -361,8 +574,55 @@ static int draw(const study *s, const study_figure *fig, const char *dir)
         .series = fig->series[0] ? fig->series : NULL,
         .where = fig->where[0] ? fig->where : NULL,
         .script = fig->script[0] ? script : NULL,
+        .dumps = dump_list,
+        .ndumps = ndumps,
     };
-    return sb_plot(&r);
+    int rc = sb_plot(&r);
+    free(dump_list);
+    free(dumps);
+    return rc;
+}
+
+/* --check: the figure scripts are there, and what the study would run and draw. */
+static int print_plan(const study *s, const sb_workload *w)
+{
+    for (int i = 0; i < s->nfigures; i++) {
+        const study_figure *fig = &s->figures[i];
+        char script[2048];
+        snprintf(script, sizeof script, "%s/%s", sb_plots_dir(), fig->script);
+        if (fig->script[0] && access(script, R_OK) != 0)
+            return sb_fail("%s:%d: figure %s: script %s: %s (scripts are found in %s; "
+                           "$STAGEBENCH_PLOTS names another directory)",
+                           s->path, fig->line, fig->name, script, strerror(errno),
+                           sb_plots_dir());
+    }
+    printf("study %s (%s): %d run%s, %d figure%s; checked: every point's parameters, the "
+           "variants, references, figure inputs and scripts\n",
+           s->name, s->path, s->nruns, s->nruns == 1 ? "" : "s", s->nfigures,
+           s->nfigures == 1 ? "" : "s");
+    for (int i = 0; i < s->nruns; i++) {
+        const study_run *run = &s->runs[i];
+        printf("run %s: %ld point%s; variants %s; reference %s", run->name, run->npoints,
+               run->npoints == 1 ? "" : "s", run->variants,
+               run->reference[0] ? run->reference : w->reference);
+        for (int k = 0; k < run->noptions; k++)
+            printf("; option %s%s%s", run->options[k].name, run->options[k].has_value ? " " : "",
+                   run->options[k].value);
+        if (run->dump[0]) {
+            sb_params params;
+            char name[1024];
+            int last;
+            point_params(s, run, w, 0, &params, &last); /* checked by check_study */
+            dump_name(run, &params, name, sizeof name);
+            printf("; dump %s%s", name, run->npoints > 1 ? " and one per other point" : "");
+        }
+        putchar('\n');
+    }
+    for (int i = 0; i < s->nfigures; i++)
+        printf("figure %s: %s from %s%s%s\n", s->figures[i].name, s->figures[i].kind,
+               s->figures[i].from, s->figures[i].script[0] ? ", script " : "",
+               s->figures[i].script);
+    return 0;
 }
 
 static int listed(char *const *names, int n, const char *name)
@@ -377,7 +637,7 @@ int sb_cmd_study(int argc, char **argv)
 {
     char *defines[MAX_DEFINES], *only[MAX_RUNS];
     const char *file = NULL, *out = NULL;
-    int ndefines = 0, nonly = 0, quiet = 0, figures_only = 0;
+    int ndefines = 0, nonly = 0, quiet = 0, figures_only = 0, check = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             fputs(usage, stdout);
@@ -392,6 +652,8 @@ int sb_cmd_study(int argc, char **argv)
             only[nonly++] = argv[++i];
         } else if (!strcmp(argv[i], "--figures-only")) {
             figures_only = 1;
+        } else if (!strcmp(argv[i], "--check")) {
+            check = 1;
         } else if (argv[i][0] != '-' && !file) {
             file = argv[i];
         } else {
@@ -409,7 +671,8 @@ int sb_cmd_study(int argc, char **argv)
     static study s;
     memset(&s, 0, sizeof s);
     const sb_workload *w = NULL;
-    if (parse(&s, file, defines, ndefines) != 0 || !(w = sb_find_workload(s.workload))) {
+    if (parse(&s, file, defines, ndefines) != 0 || !(w = sb_find_workload(s.workload)) ||
+        check_study(&s, w) != 0) {
         fprintf(stderr, "stagebench study: %s\n", sb_error());
         return 2;
     }
@@ -422,6 +685,12 @@ int sb_cmd_study(int argc, char **argv)
             return 2;
         }
     }
+    if (check && print_plan(&s, w) != 0) {
+        fprintf(stderr, "stagebench study: %s\n", sb_error());
+        return 2;
+    }
+    if (check)
+        return 0;
     char dir[1024];
     if (out)
         snprintf(dir, sizeof dir, "%s", out);
@@ -445,7 +714,7 @@ int sb_cmd_study(int argc, char **argv)
         printf("figures: when every run is done, stagebench study %s --out %s --figures-only\n",
                file, dir);
     for (int i = 0; i < s.nfigures && nonly == 0; i++) {
-        if (draw(&s, &s.figures[i], dir) == 0) {
+        if (draw(&s, &s.figures[i], w, dir) == 0) {
             printf("figure %s: %s/%s.png (.svg)\n", s.figures[i].name, dir, s.figures[i].name);
             drawn++;
         } else {
