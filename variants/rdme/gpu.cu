@@ -29,6 +29,7 @@
 
 #define BLOCK 256            /* threads of every kernel here */
 #define REACT_SITES_PER_THREAD 8
+#define RD_INSTRUMENTED_STEPS 1000 /* steps whose kernels the first run times one by one */
 
 /* Tile of a sweep: TW sites along x by TH along the other in-plane axis (y for the x-sweep, the
  * swept axis for the others). */
@@ -471,8 +472,8 @@ template <class F> static int launch_count(rd_gpu *g, const void *lattice, int s
     return 0;
 }
 
-/* A kernel phase: timed by events when the run is instrumented. */
-#define TIMED(g, name, call)                                                                       \
+/* A kernel phase: timed by events when the run is instrumented, its seconds times scale. */
+#define TIMED(g, name, scale, call)                                                                \
     do {                                                                                           \
         if ((g)->instrument)                                                                       \
             SB_CUDA(cudaEventRecord((g)->ev[EV_A], (g)->env->streams[0]));                         \
@@ -483,7 +484,7 @@ template <class F> static int launch_count(rd_gpu *g, const void *lattice, int s
             SB_CUDA(cudaEventRecord((g)->ev[EV_B], (g)->env->streams[0]));                         \
             if (sb_event_seconds((g)->ev[EV_A], (g)->ev[EV_B], &sec_) != 0)                        \
                 return -1;                                                                         \
-            sb_phase_add(&(g)->phases, name, sec_);                                                \
+            sb_phase_add(&(g)->phases, name, sec_ *(scale));                                       \
         }                                                                                          \
     } while (0)
 
@@ -522,30 +523,39 @@ template <class F> static int run_steps(rd_gpu *g)
     double t0;
     SB_CUDA(cudaMemsetAsync(g->d_planes, 0, g->planes_bytes, st));
     SB_CUDA(cudaMemsetAsync(g->d_fired, 0, sizeof *g->d_fired, st));
-    TIMED(g, "initial copy",
+    TIMED(g, "initial copy", 1.0,
           sb_copy(&env->xfer, g->d_lattice[0], g->d_init, g->lattice_bytes,
                   cudaMemcpyDeviceToDevice, st));
     SB_CUDA(cudaEventRecord(g->ev[EV_LOOP_START], st));
-    TIMED(g, "samples", launch_count<F>(g, g->d_lattice[0], sample++));
-    static const char *const sweep_names[3] = {"x-sweep", "y-sweep", "z-sweep"};
+    /* the instrumented run times the kernels of its first steps only (an event pair and a wait
+     * per kernel would double a long run); its phases are seconds per step */
+    int instrumented_run = g->instrument;
+    long long timed_steps = m->steps < RD_INSTRUMENTED_STEPS ? m->steps : RD_INSTRUMENTED_STEPS;
+    double per_step = timed_steps > 0 ? 1.0 / (double)timed_steps : 0.0;
+    TIMED(g, "samples per step", per_step, launch_count<F>(g, g->d_lattice[0], sample++));
+    static const char *const sweep_names[3] = {"x-sweep per step", "y-sweep per step",
+                                               "z-sweep per step"};
     for (long long step = 0; step < m->steps; step++) {
         step_args a = step_args_of(g, step);
+        g->instrument = instrumented_run && step < timed_steps;
         for (int axis = 0; axis < 3; axis++) {
-            TIMED(g, sweep_names[axis],
+            TIMED(g, sweep_names[axis], per_step,
                   launch_sweep<F>(g, axis, g->d_lattice[cur], g->d_lattice[1 - cur], a));
             cur = 1 - cur;
         }
-        TIMED(g, "reactions", launch_react<F>(g, g->d_lattice[cur], a));
+        TIMED(g, "reactions per step", per_step, launch_react<F>(g, g->d_lattice[cur], a));
         t0 = sb_now();
         if (resolve_overflow(g, g->d_lattice[cur]) != 0)
             return -1;
         if (g->instrument)
-            sb_phase_add(&g->phases, "overflow", sb_now() - t0);
+            sb_phase_add(&g->phases, "overflow per step", (sb_now() - t0) * per_step);
         if (sample < nsamples && rd_output_sample_step(m, sample) == step + 1)
-            TIMED(g, "samples", launch_count<F>(g, g->d_lattice[cur], sample++));
+            TIMED(g, "samples per step", per_step,
+                  launch_count<F>(g, g->d_lattice[cur], sample++));
     }
+    g->instrument = instrumented_run;
     SB_CUDA(cudaEventRecord(g->ev[EV_LOOP_END], st));
-    TIMED(g, "download",
+    TIMED(g, "download", 1.0,
           sb_copy(&env->xfer, g->h_lattice, g->d_lattice[cur], g->lattice_bytes,
                   cudaMemcpyDeviceToHost, st) ||
               sb_copy(&env->xfer, g->h_planes, g->d_planes, g->planes_bytes,
