@@ -27,8 +27,7 @@ static int open_channel(rd_gpu *g)
     if (!l)
         return sb_fail("out of host memory");
     g->channel_state = l;
-    size_t cap = g->m->nsites / 4 + 4096;
-    g->sink.capacity = cap > (1u << 26) ? 1u << 26 : (unsigned int)cap;
+    g->sink.capacity = rd_overflow_capacity(g->m);
     int rc = sb_dev_alloc(&env->mem, env->devices[0], (void **)&g->sink.count,
                           sizeof(unsigned int), "overflow count");
     if (rc)

@@ -722,17 +722,19 @@ typedef struct device_list {
     uint64_t *d_entries;
 } device_list;
 
-static unsigned int overflow_capacity(const rd_model *m)
+/* Room for one particle per site (more than one step overflows in practice: a site gains at
+ * most what its two neighbours hold, and overflow makes room), up to 2^24 entries (128 MiB). */
+unsigned int rd_overflow_capacity(const rd_model *m)
 {
-    size_t cap = m->nsites / 4 + 4096;
-    return cap > (1u << 26) ? 1u << 26 : (unsigned int)cap;
+    size_t cap = m->nsites + 4096;
+    return cap > (1u << 24) ? 1u << 24 : (unsigned int)cap;
 }
 
 static int device_list_open(rd_gpu *g)
 {
     sb_env *env = g->env;
     int dev = env->devices[0], rc;
-    unsigned int cap = overflow_capacity(g->m);
+    unsigned int cap = rd_overflow_capacity(g->m);
     SB_CUDA(cudaMallocHost((void **)&g->host_entries, (size_t)cap * sizeof(uint64_t)));
     if ((rc = sb_dev_alloc(&env->mem, dev, (void **)&g->sink.count, sizeof(unsigned int),
                            "overflow count")) ||

@@ -57,6 +57,9 @@ struct rd_gpu {
     unsigned long long *d_fired;
 };
 
+/* Entries an overflow list holds: more in one step is an error naming the density. */
+unsigned int rd_overflow_capacity(const rd_model *m);
+
 int rd_gpu_setup(sb_env *env, const void *model, void **state, const rd_overflow_channel *ch);
 int rd_gpu_run(void *state);
 int rd_gpu_output(void *state, void *out);
