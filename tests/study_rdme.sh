@@ -17,7 +17,7 @@ has() { # text: stdout has it
 # --check: the plan of each study, nothing run
 expect 0 "check rdme-single-gpu" "$sb" study "$studies/rdme-single-gpu.study" --check
 for line in "run fig5: 8 points; variants gpu,gpu-zero-copy-overflow; reference gpu" \
-            "run fig6: 14 points" "run fig7: 8 points" \
+            "run fig6: 13 points" "run fig7: 8 points" \
             "figure fig7: data from fig7, script rdme-fig7.gp"; do
     has "$line"
 done
