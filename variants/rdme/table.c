@@ -6,12 +6,12 @@ const sb_variant rd_variants[RD_NVARIANTS] = {
     {"cpu-reference", 0,
      "single thread: each sweep gathers every site from its neighbours, then reactions, then "
      "overflow (the oracle)",
-     PAPER " sec. 2 (MPD-RDME)", 0, &rd_cpu_reference_ops},
+     PAPER ", Methods (MPD-RDME)", 0, &rd_cpu_reference_ops},
     {"gpu", 1,
      "x/y/z diffusion kernels on shared-memory windows, reaction kernel; any overflow copies "
      "the lattice to the host and back",
-     PAPER " sec. 2-3 (Lattice Microbes' single-GPU MPD-RDME)", SB_NEEDS_GPU, &rd_gpu_ops},
+     PAPER ", Methods (Lattice Microbes' single-GPU MPD-RDME)", SB_NEEDS_GPU, &rd_gpu_ops},
     {"gpu-zero-copy-overflow", 2,
      "overflow list and count in mapped pinned host memory: no copy unless a particle overflowed",
-     PAPER " sec. 3", SB_NEEDS_GPU, &rd_gpu_zero_copy_overflow_ops},
+     PAPER ", Methods (the zero-copy overflow list)", SB_NEEDS_GPU, &rd_gpu_zero_copy_overflow_ops},
 };
