@@ -157,6 +157,8 @@ int rd_overflow_resolve(const rd_model *m, void *lattice, uint64_t *entries, siz
 
 /* ---- the CPU reference (cpu-reference.c): the oracle, also run directly by the tests ---- */
 int rd_reference_run(const rd_model *m, rd_output *out);
+/* The same over `threads` OpenMP threads (cpu-openmp): the same output, bit for bit. */
+int rd_reference_run_threads(const rd_model *m, rd_output *out, int threads);
 
 /* ---- scenarios (scenario.c) and the model file (parse.c) ---- */
 typedef struct rd_scenario_args {

@@ -7,6 +7,8 @@ const sb_variant rd_variants[RD_NVARIANTS] = {
      "single thread: each sweep gathers every site from its neighbours, then reactions, then "
      "overflow (the oracle)",
      PAPER ", Methods (MPD-RDME)", 0, &rd_cpu_reference_ops},
+    {"cpu-openmp", 0, "the reference's passes over every core, an overflow list per thread",
+     "beyond the paper", 0, &rd_cpu_openmp_ops},
     {"gpu", 1,
      "x/y/z diffusion kernels on shared-memory windows, reaction kernel; any overflow copies "
      "the lattice to the host and back",

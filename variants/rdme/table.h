@@ -9,11 +9,18 @@ extern "C" {
 #endif
 
 extern const sb_variant_ops rd_cpu_reference_ops;
+extern const sb_variant_ops rd_cpu_openmp_ops;
 extern const sb_variant_ops rd_gpu_ops;
 extern const sb_variant_ops rd_gpu_zero_copy_overflow_ops;
 
-#define RD_NVARIANTS 3
+#define RD_NVARIANTS 4
 extern const sb_variant rd_variants[RD_NVARIANTS];
+
+/* The CPU stages' state (cpu-reference.c): the model, a thread count, the output. */
+int rd_reference_open(const void *model, int threads, void **state);
+int rd_reference_state_run(void *state);
+int rd_reference_state_output(void *state, void *out);
+void rd_reference_state_free(void *state);
 
 #ifdef __cplusplus
 }
