@@ -37,7 +37,8 @@ struct rd_gpu {
     rd_overflow_sink sink;
     void *channel_state;      /* the channel's own buffers */
     uint64_t *host_entries;   /* pinned: where collect may copy entries to */
-    unsigned int *host_count; /* pinned */
+    unsigned int *host_count; /* pinned: the step's overflow count (stage 1) */
+    unsigned long long *host_fired; /* pinned: reactions fired in a run */
 
     void *d_init, *d_lattice[2]; /* initial lattice; the two lattices a sweep reads and writes */
     uint8_t *d_types;            /* byte16 only */

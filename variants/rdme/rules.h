@@ -69,7 +69,9 @@ SB_HD double rd_propensity(const rd_reaction_table *t, int i, const int *count)
     return det_mul(t->rate[i], h);
 }
 
-/* The reaction a site of type `type` fires this step, or -1; count[0..RD_MAX_SPECIES]. */
+/* The reaction a site of type `type` fires this step, or -1; count[0..RD_MAX_SPECIES]. The
+ * propensities are computed twice (for a0, then to choose) rather than kept: on the device an
+ * array of them would live in local memory. */
 SB_HD int rd_choose_reaction(const rd_reaction_table *t, const int *count, int type,
                              sb_rng_block r)
 {
