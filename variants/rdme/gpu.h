@@ -6,16 +6,8 @@
 #include <stdint.h>
 
 #include "../../harness/variant.h"
+#include "kernels.h"
 #include "model.h"
-#include "rules.h"
-
-/* Where the kernels append overflow entries: an atomic count in device memory, entries wherever
- * the stage puts them (device memory, or host memory mapped into the device). */
-typedef struct rd_overflow_sink {
-    unsigned int *count;
-    uint64_t *entries;
-    unsigned int capacity;
-} rd_overflow_sink;
 
 typedef struct rd_gpu rd_gpu;
 
@@ -57,9 +49,6 @@ struct rd_gpu {
     uint64_t overflow_particles, reactions_fired;
     unsigned long long *d_fired;
 };
-
-/* Entries an overflow list holds: more in one step is an error naming the density. */
-unsigned int rd_overflow_capacity(const rd_model *m);
 
 int rd_gpu_setup(sb_env *env, const void *model, void **state, const rd_overflow_channel *ch);
 int rd_gpu_run(void *state);

@@ -1,6 +1,7 @@
 #include "table.h"
 
 #define PAPER "rdme-multi-gpu"
+#define MGPU (SB_NEEDS_GPU | SB_NEEDS_MULTI_GPU)
 
 const sb_variant rd_variants[RD_NVARIANTS] = {
     {"cpu-reference", 0,
@@ -16,4 +17,19 @@ const sb_variant rd_variants[RD_NVARIANTS] = {
     {"gpu-zero-copy-overflow", 2,
      "overflow list and count in mapped pinned host memory: no copy unless a particle overflowed",
      PAPER ", Methods (the zero-copy overflow list)", SB_NEEDS_GPU, &rd_gpu_zero_copy_overflow_ops},
+    {"mgpu-staged", 3,
+     "z-slabs over the GPUs, a host thread each, halo planes through pinned host buffers every "
+     "step, a barrier adding up overflow",
+     PAPER ", Implementation (spatial decomposition; unpeered copies)", MGPU, &rd_mgpu_staged_ops},
+    {"mgpu-peer", 4, "halo planes GPU to GPU (cudaMemcpyPeerAsync), staged where a pair cannot peer",
+     PAPER ", Implementation (peer-to-peer copies), fig. 4", MGPU, &rd_mgpu_peer_ops},
+    {"mgpu-peer-overlap", 5,
+     "x-sweep and reactions split into halo and interior parts on two streams: copies under "
+     "compute",
+     PAPER ", Implementation (overlap), fig. 2", MGPU, &rd_mgpu_peer_overlap_ops},
+    {"mgpu-balanced", 6,
+     "the split moves in whole z tiles when batch-averaged GPU step times differ, within memory",
+     PAPER ", Implementation (load balancing), fig. 8", MGPU, &rd_mgpu_balanced_ops},
+    {"mgpu-nccl", 7, "halo planes by NCCL send/recv straight into the neighbours' halos",
+     "beyond the paper", MGPU, &rd_mgpu_nccl_ops},
 };

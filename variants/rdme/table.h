@@ -12,8 +12,13 @@ extern const sb_variant_ops rd_cpu_reference_ops;
 extern const sb_variant_ops rd_cpu_openmp_ops;
 extern const sb_variant_ops rd_gpu_ops;
 extern const sb_variant_ops rd_gpu_zero_copy_overflow_ops;
+extern const sb_variant_ops rd_mgpu_staged_ops;
+extern const sb_variant_ops rd_mgpu_peer_ops;
+extern const sb_variant_ops rd_mgpu_peer_overlap_ops;
+extern const sb_variant_ops rd_mgpu_balanced_ops;
+extern const sb_variant_ops rd_mgpu_nccl_ops;
 
-#define RD_NVARIANTS 4
+#define RD_NVARIANTS 9
 extern const sb_variant rd_variants[RD_NVARIANTS];
 
 /* The CPU stages' state (cpu-reference.c): the model, a thread count, the output. */

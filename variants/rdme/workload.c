@@ -31,6 +31,19 @@ static const sb_param_decl params[] = {
     {"seed", SB_PARAM_INT, "1", 0, 4294967295.0, NULL, "random seed (32 bits)"},
     {"site_format", SB_PARAM_CHOICE, "packed32", 0, 0, "packed32|byte16",
      "packed32: the paper's 32-bit site, 7 particles; byte16: 16 particles, a byte each"},
+    {"gpus", SB_PARAM_INT, NULL, 1, SB_MAX_DEVICES, NULL,
+     "multi-GPU stages: GPUs used (default: every visible one)"},
+    {"slabs", SB_PARAM_INT, NULL, 1, 16, NULL,
+     "multi-GPU stages: z-slabs, shared round-robin by the GPUs (default: one per GPU; more "
+     "checks a decomposition on fewer GPUs)"},
+    {"split", SB_PARAM_TEXT_T, NULL, 0, 0, NULL,
+     "multi-GPU stages: planes per slab, bottom up, e.g. 32,224 (default: equal, in whole "
+     "z tiles)"},
+    {"balance_steps", SB_PARAM_INT, NULL, 1, 1e12, NULL,
+     "mgpu-balanced, mgpu-nccl: steps per balancing batch (default: 25 ms of simulated time)"},
+    {"balance_threshold", SB_PARAM_FLOAT, "0.05", 0, 10, NULL,
+     "mgpu-balanced, mgpu-nccl: a GPU this far (a fraction) from the mean step time moves the "
+     "split"},
 };
 
 static int load(const sb_params *p, void **out)

@@ -1,0 +1,534 @@
+/* The MPD-RDME kernels, as Lattice Microbes runs them: an x-sweep, a y-sweep and a z-sweep, each
+ * reading one lattice and writing the other through a shared-memory window (a tile plus one apron
+ * site each side along the swept axis), then reactions in place.
+ *
+ * Each sweep first decides, once per occupied window site, where each of its particles goes (a
+ * bit per particle and direction, in shared memory); then every thread gathers its sites: the
+ * stayers, the + movers of the site before, the - movers of the site after, in that order. No
+ * atomics on the lattice, and the same content as the CPU reference, bit for bit.
+ *
+ * Most sites are empty (the paper's 0.08 particles per site), so the costly work (Philox draws,
+ * propensities) is done from a list of the occupied sites of a tile, not by the thread that
+ * loaded the site: a warp then draws for 32 occupied sites at once instead of idling 31 lanes
+ * beside the one that has particles. Tiles: x-sweep 64 x 16 sites (x by y), y- and z-sweeps
+ * 32 x 32 (x by the swept axis), 256 threads; the paper's were a 1-D x block and 32 x 8 tiles,
+ * whose two apron rows cost 25 % more reads than the 6 % of 32 rows.
+ *
+ * A buffer is the whole lattice or a z-slab with halo planes (kernels.h); x- and y-sweeps of a
+ * slab's halo planes redo what the neighbour does to them, with the same draws, so a z-sweep
+ * finds there exactly what the neighbour's own planes hold.
+ *
+ * The site formats are C++ traits over one representation of a site's slots (128 bits: lo, hi),
+ * so the kernels are written once for the packed 32-bit word and the 16-byte site. */
+#include "../../cuda/check.h"
+#include "kernels.h"
+
+#define BLOCK 256            /* threads of every kernel here */
+#define REACT_SITES_PER_THREAD 8
+
+/* Tile of a sweep: TW sites along x by TH along the other in-plane axis (y for the x-sweep, the
+ * swept axis for the others). */
+template <int AXIS> struct tile {
+    static const int TW = AXIS == 0 ? 64 : 32, TH = AXIS == 0 ? 16 : 32;
+    static const int WW = AXIS == 0 ? TW + 2 : TW, WH = AXIS == 0 ? TH : TH + 2; /* window */
+    static const int N = WW * WH;
+    static const int STEP = AXIS == 0 ? 1 : WW; /* window index of the + neighbour */
+};
+static_assert(tile<2>::TH == RD_SWEEP_TILE_Z, "slab boundaries follow the z-sweep's tile");
+
+typedef struct slots {
+    uint64_t lo, hi;
+} slots;
+
+/* The paper's word: 7 slots of 4 bits, the site type in the top 4 bits. */
+struct packed32 {
+    typedef uint32_t site_t;
+    static const int BITS = 4, CAP = 7;
+    static const int SWEEP_BLOCKS_PER_SM = 8; /* 32 registers: full occupancy, no spills */
+    static __device__ slots unpack(site_t w) { return {w & 0x0fffffffu, 0}; }
+    static __device__ int type(site_t w, const uint8_t *, size_t) { return (int)(w >> 28); }
+    static __device__ site_t pack(slots s, int type) { return (uint32_t)s.lo | (uint32_t)type << 28; }
+    static __device__ site_t empty() { return 0; }
+    static __device__ bool occupied(site_t w) { return (w & 0x0fffffffu) != 0; }
+    static __device__ int count(slots s)
+    {
+        uint64_t t = s.lo | s.lo >> 1 | s.lo >> 2 | s.lo >> 3;
+        return __popcll(t & 0x1111111ull);
+    }
+};
+
+/* 16 slots of a byte; the type in its own array. */
+struct byte16 {
+    typedef uint4 site_t;
+    static const int BITS = 8, CAP = 16;
+    static const int SWEEP_BLOCKS_PER_SM = 6; /* 8 would spill the 16-byte sites */
+    static __device__ slots unpack(site_t w)
+    {
+        return {w.x | (uint64_t)w.y << 32, w.z | (uint64_t)w.w << 32};
+    }
+    static __device__ int type(site_t, const uint8_t *types, size_t i) { return types[i]; }
+    static __device__ site_t pack(slots s, int)
+    {
+        return make_uint4((uint32_t)s.lo, (uint32_t)(s.lo >> 32), (uint32_t)s.hi,
+                          (uint32_t)(s.hi >> 32));
+    }
+    static __device__ site_t empty() { return make_uint4(0, 0, 0, 0); }
+    static __device__ bool occupied(site_t w) { return (w.x | w.y | w.z | w.w) != 0; }
+    static __device__ int count(slots s)
+    {
+        uint64_t a = s.lo | s.lo >> 4, b = s.hi | s.hi >> 4;
+        a |= a >> 2, b |= b >> 2;
+        a |= a >> 1, b |= b >> 1;
+        return __popcll(a & 0x0101010101010101ull) + __popcll(b & 0x0101010101010101ull);
+    }
+};
+
+template <int BITS> __device__ int slot_species(slots s, int k)
+{
+    int bit = k * BITS;
+    return (int)((bit < 64 ? s.lo >> bit : s.hi >> (bit - 64)) & ((1u << BITS) - 1));
+}
+
+template <int BITS> __device__ void slot_set(slots *s, int k, int sp)
+{
+    int bit = k * BITS;
+    if (bit < 64)
+        s->lo |= (uint64_t)sp << bit;
+    else
+        s->hi |= (uint64_t)sp << (bit - 64);
+}
+
+/* Slot k removed, the slots above it moved down one. */
+template <int BITS> __device__ slots slot_remove(slots s, int k)
+{
+    int bit = k * BITS;
+    slots down = {s.lo >> BITS | s.hi << (64 - BITS), s.hi >> BITS};
+    uint64_t keep_lo = bit >= 64 ? ~0ull : bit == 0 ? 0 : (1ull << bit) - 1;
+    uint64_t keep_hi = bit <= 64 ? 0 : (1ull << (bit - 64)) - 1;
+    return {(s.lo & keep_lo) | (down.lo & ~keep_lo), (s.hi & keep_hi) | (down.hi & ~keep_hi)};
+}
+
+__device__ uint32_t draw_word(sb_rng_block r, int k)
+{
+    switch (k & 3) {
+    case 0: return r.v[0];
+    case 1: return r.v[1];
+    case 2: return r.v[2];
+    default: return r.v[3];
+    }
+}
+
+/* Appends a particle that did not fit in `site` (global index), unless the site is a halo site:
+ * its owner pushes the same entry. */
+__device__ void overflow_push(const rd_step &a, int pass, size_t site, int rank, int sp)
+{
+    if (a.slab.halo) {
+        long long z = (long long)(site / ((size_t)a.nx * a.ny)) - a.slab.z0;
+        if (z < 0 || z >= a.slab.planes)
+            return;
+    }
+    unsigned int i = atomicAdd(a.sink.count, 1u);
+    if (i < a.sink.capacity)
+        a.sink.entries[i] = RD_OVF_ENTRY(pass, site, rank, sp);
+}
+
+/* A site's new content, built slot by slot; what does not fit overflows. */
+template <class F> struct gather {
+    slots s;
+    int n, rank;
+    __device__ gather() : s{0, 0}, n(0), rank(0) {}
+    __device__ void add(const rd_step &a, int pass, size_t site, int sp)
+    {
+        if (n < F::CAP)
+            slot_set<F::BITS>(&s, n++, sp);
+        else
+            overflow_push(a, pass, site, rank++, sp);
+    }
+    /* the particles of s whose bit is set in moves (bit k: slot k) */
+    __device__ void add_selected(const rd_step &a, int pass, size_t site, slots from, int nfrom,
+                                 uint32_t moves)
+    {
+        /* only the selected slots, lowest first (ffs): a loop as long as the particles moved */
+        for (uint32_t sel = moves & ((1u << nfrom) - 1); sel; sel &= sel - 1)
+            add(a, pass, site, slot_species<F::BITS>(from, __ffs(sel) - 1));
+    }
+};
+
+/* Moves of the particles of one site: bit k = slot k moves -, bit 16 + k = moves +. */
+template <class F>
+__device__ uint32_t move_mask(const rd_step &a, int axis, size_t site, slots s, int n, int type,
+                              int type_minus, int type_plus)
+{
+    uint32_t mask = 0;
+    sb_rng_block r;
+    for (int k = 0; k < n; k++) {
+        if ((k & 3) == 0)
+            r = rd_draw(a.seed, a.step, site, (uint32_t)axis, (uint32_t)(k >> 2));
+        int sp = slot_species<F::BITS>(s, k);
+        int d = rd_move(draw_word(r, k), __ldg(&a.threshold[RD_THRESHOLD_INDEX(sp, type, type_minus)]),
+                        __ldg(&a.threshold[RD_THRESHOLD_INDEX(sp, type, type_plus)]));
+        mask |= d < 0 ? 1u << k : d > 0 ? 1u << (16 + k) : 0u;
+    }
+    return mask;
+}
+
+/* The gather of window site w (a thread's own), from the window's sites, types and masks. */
+template <class F>
+__device__ typename F::site_t gather_site(const rd_step &a, int axis, size_t site,
+                                          const typename F::site_t *win, const uint8_t *wtype,
+                                          const uint32_t *mask, int w, int wstride)
+{
+    gather<F> g;
+    slots self = F::unpack(win[w]), before = F::unpack(win[w - wstride]),
+          after = F::unpack(win[w + wstride]);
+    uint32_t stay = ~(mask[w] | mask[w] >> 16) & 0xffffu;
+    g.add_selected(a, axis, site, self, F::count(self), stay);
+    g.add_selected(a, axis, site, before, F::count(before), mask[w - wstride] >> 16);
+    g.add_selected(a, axis, site, after, F::count(after), mask[w + wstride] & 0xffffu);
+    return F::pack(g.s, wtype[w]);
+}
+
+/* c moved back into 0 .. len - 1 when it is one site outside (periodic edges). */
+__device__ __forceinline__ int wrap(int c, int len)
+{
+    return c < 0 ? c + len : c >= len ? c - len : c;
+}
+
+/* The global index of occupied window position w (a lattice site: the apron wrapped when the
+ * edges are periodic); gz: the lattice plane of an x- or y-sweep block. The sweep maps its
+ * occupied positions again with this rather than keep the index from the load: holding the
+ * indices in shared memory and registers cost 4 % of the step (H100, dividing E. coli 8 nm). */
+template <int AXIS> __device__ size_t window_site(const rd_step &a, int w, int x0, int v0, int gz)
+{
+    typedef tile<AXIS> T;
+    int x = x0 + w % T::WW - (AXIS == 0), v = v0 + w / T::WW - (AXIS != 0);
+    if (AXIS == 0)
+        x = wrap(x, a.nx);
+    else if (AXIS == 1)
+        v = wrap(v, a.ny);
+    else
+        v = wrap(a.slab.z0 + v, a.nz);
+    int y = AXIS == 2 ? (int)blockIdx.z : v, z = AXIS == 2 ? v : gz;
+    return x + (size_t)a.nx * (y + (size_t)a.ny * z);
+}
+
+/* One sweep along AXIS: load the window, decide the moves of its occupied sites, gather.
+ * A thread owns one column u of the tile (x) and ROWS sites down it, 4 apart; the aprons (the
+ * sites just before and after the tile along the swept axis) are loaded by the first threads.
+ * x- and y-sweep blocks each do one buffer plane (plane_lo + blockIdx.z); z-sweep blocks one row
+ * y (blockIdx.z) of the slab's own planes. */
+template <class F, int AXIS>
+__global__ void __launch_bounds__(BLOCK, F::SWEEP_BLOCKS_PER_SM)
+    sweep(const typename F::site_t *__restrict__ in, typename F::site_t *__restrict__ out,
+          rd_step a, int plane_lo)
+{
+    typedef tile<AXIS> T;
+    const int VSTEP = BLOCK / T::TW, ROWS = T::TH / VSTEP;
+    const int APRON = AXIS == 0 ? T::TH : T::TW; /* sites per apron */
+    __shared__ typename F::site_t win[T::N];
+    __shared__ uint8_t wtype[T::N];
+    __shared__ uint32_t mask[T::N];
+    __shared__ uint16_t occupied[T::N];
+    __shared__ uint16_t busy[T::TW * T::TH];
+    __shared__ int noccupied, nbusy;
+    const uint8_t *__restrict__ types = a.types;
+    int len = AXIS == 0 ? a.nx : AXIS == 1 ? a.ny : a.slab.planes; /* along the swept axis */
+    /* the tile's second in-plane axis v: y for the x-sweep, the swept axis otherwise */
+    int vlen = AXIS == 0 ? a.ny : len;
+    size_t plane = (size_t)a.nx * a.ny, vstride = AXIS == 2 ? plane : (size_t)a.nx;
+    int p = AXIS == 2 ? 0 : (int)blockIdx.z + plane_lo;
+    int gz = AXIS == 2 ? 0 : wrap(a.slab.z0 - a.slab.halo + p, a.nz);
+    /* buffer index of the block's first site; a site it owns has global index: buffer + delta */
+    size_t third = AXIS == 2 ? (size_t)a.nx * blockIdx.z + plane * a.slab.halo : plane * p;
+    long long delta = (long long)plane * (AXIS == 2 ? a.slab.z0 - a.slab.halo : gz - p);
+    /* the z-sweep of a slab reads its halo planes where a whole lattice wraps around */
+    bool zhalo = AXIS == 2 && a.slab.halo;
+    int x0 = blockIdx.x * T::TW, v0 = blockIdx.y * T::TH;
+    int tu = threadIdx.x % T::TW, tv = threadIdx.x / T::TW, x = x0 + tu;
+
+    /* every load of the thread issued before any is used: memory-level parallelism */
+    typename F::site_t v[ROWS + 1];
+    size_t site[ROWS + 1];
+    bool inside[ROWS + 1];
+#pragma unroll
+    for (int k = 0; k < ROWS; k++) {
+        int c = v0 + tv + VSTEP * k, cx = x;
+        bool ok = cx < a.nx && c < vlen;
+        if (AXIS == 0 && a.periodic && cx == a.nx) {
+            cx = 0; /* the + neighbour of the last site, wrapped */
+            ok = c < vlen;
+        } else if (AXIS != 0 && c == len && cx < a.nx) {
+            if (zhalo) /* the halo plane after: there when the lattice goes on or wraps */
+                ok = a.periodic || a.slab.z0 + len < a.nz;
+            else if (a.periodic) {
+                c = 0;
+                ok = true;
+            }
+        }
+        inside[k] = ok;
+        site[k] = cx + third + (size_t)c * vstride;
+        v[k] = ok ? in[site[k]] : F::empty();
+    }
+    int apron_w = -1;
+    if (threadIdx.x < 2 * APRON) {
+        int side = threadIdx.x / APRON, along = threadIdx.x % APRON;
+        int c = AXIS == 0 ? (side ? x0 + T::TW : x0 - 1) : (side ? v0 + T::TH : v0 - 1);
+        int cx = AXIS == 0 ? c : x0 + along, cv = AXIS == 0 ? v0 + along : c;
+        int ok = AXIS == 0 ? cv < a.ny : cx < a.nx;
+        if (c < 0 || c >= len) {
+            if (zhalo)
+                ok = ok && c <= len &&
+                     (a.periodic || (c < 0 ? a.slab.z0 > 0 : a.slab.z0 + len < a.nz));
+            else {
+                ok = ok && a.periodic && c <= len;
+                c = c < 0 ? len - 1 : 0;
+                (AXIS == 0 ? cx : cv) = c;
+            }
+        }
+        inside[ROWS] = ok;
+        site[ROWS] = cx + third + (size_t)cv * vstride; /* unsigned wrap-around for cv = -1 */
+        v[ROWS] = ok ? in[site[ROWS]] : F::empty();
+        apron_w = AXIS == 0 ? along * T::WW + (side ? T::WW - 1 : 0)
+                            : (side ? T::WH - 1 : 0) * T::WW + along;
+    }
+    if (threadIdx.x == 0)
+        noccupied = nbusy = 0;
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k <= ROWS; k++) {
+        int r = tv + VSTEP * k;
+        int w = k == ROWS ? apron_w : AXIS == 0 ? r * T::WW + tu + 1 : (r + 1) * T::WW + tu;
+        if (w < 0)
+            continue;
+        win[w] = v[k];
+        wtype[w] = (uint8_t)(inside[k] ? F::type(v[k], types, site[k]) : RD_OUTSIDE);
+        mask[w] = 0;
+        if (inside[k] && F::occupied(v[k]))
+            occupied[atomicAdd(&noccupied, 1)] = (uint16_t)w;
+    }
+    __syncthreads();
+    /* sites with nothing in or next to them are written at once; the others go to a list the
+     * block gathers from densely, 32 such sites to a warp */
+#pragma unroll
+    for (int k = 0; k < ROWS; k++) {
+        int r = tv + VSTEP * k;
+        int w = AXIS == 0 ? r * T::WW + tu + 1 : (r + 1) * T::WW + tu;
+        if (x >= a.nx || v0 + r >= vlen)
+            continue;
+        if (!F::occupied(win[w]) && !F::occupied(win[w - T::STEP]) &&
+            !F::occupied(win[w + T::STEP]))
+            out[x + third + (size_t)(v0 + r) * vstride] = F::pack(slots{0, 0}, wtype[w]);
+        else
+            busy[atomicAdd(&nbusy, 1)] = (uint16_t)w;
+    }
+    for (int j = threadIdx.x; j < noccupied; j += BLOCK) {
+        int w = occupied[j];
+        int along = AXIS == 0 ? w % T::WW : w / T::WW, last = AXIS == 0 ? T::WW - 1 : T::WH - 1;
+        slots sl = F::unpack(win[w]);
+        mask[w] = move_mask<F>(a, AXIS, window_site<AXIS>(a, w, x0, v0, gz), sl, F::count(sl),
+                               wtype[w], along > 0 ? wtype[w - T::STEP] : RD_OUTSIDE,
+                               along < last ? wtype[w + T::STEP] : RD_OUTSIDE);
+    }
+    __syncthreads();
+    for (int j = threadIdx.x; j < nbusy; j += BLOCK) {
+        int w = busy[j];
+        /* an owned site: inside the lattice, never wrapped */
+        int r = AXIS == 0 ? w / T::WW : w / T::WW - 1, u = AXIS == 0 ? w % T::WW - 1 : w % T::WW;
+        size_t at = x0 + u + third + (size_t)(v0 + r) * vstride;
+        out[at] = gather_site<F>(a, AXIS, at + delta, win, wtype, mask, w, T::STEP);
+    }
+}
+
+/* Reactions, in place, in buffer sites first .. first + nsites - 1: each thread loads
+ * REACT_SITES_PER_THREAD sites; the sites that can react (occupied, or any site when a reaction
+ * has no reactant) go to a list the block then works through, a thread per site. */
+template <class F>
+__global__ void __launch_bounds__(BLOCK, 6)
+    react(typename F::site_t *lattice, size_t first, size_t nsites,
+          const rd_reaction_table *__restrict__ t, rd_step a, unsigned long long *fired)
+{
+    __shared__ uint16_t active[BLOCK * REACT_SITES_PER_THREAD];
+    __shared__ int nactive, nfired;
+    size_t base = first + (size_t)blockIdx.x * BLOCK * REACT_SITES_PER_THREAD, end = first + nsites;
+    long long delta = (long long)a.nx * a.ny * (a.slab.z0 - a.slab.halo);
+    int all = t->has_order0;
+    typename F::site_t v[REACT_SITES_PER_THREAD];
+#pragma unroll
+    for (int k = 0; k < REACT_SITES_PER_THREAD; k++) {
+        size_t i = base + k * BLOCK + threadIdx.x;
+        v[k] = i < end ? lattice[i] : F::empty();
+    }
+    if (threadIdx.x == 0)
+        nactive = nfired = 0;
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < REACT_SITES_PER_THREAD; k++) {
+        int o = k * BLOCK + threadIdx.x;
+        if (base + o < end && (all || F::occupied(v[k])))
+            active[atomicAdd(&nactive, 1)] = (uint16_t)o;
+    }
+    __syncthreads();
+    for (int j = threadIdx.x; j < nactive; j += BLOCK) {
+        size_t i = base + active[j], global = i + delta;
+        typename F::site_t w = lattice[i];
+        slots s = F::unpack(w);
+        int n = F::count(s), count[RD_MAX_SPECIES + 1] = {0};
+        for (int k = 0; k < n; k++)
+            count[slot_species<F::BITS>(s, k)]++;
+        int type = F::type(w, a.types, i);
+        int r = rd_choose_reaction(t, count, type,
+                                   rd_draw(a.seed, a.step, global, RD_PURPOSE_REACTION, 0));
+        if (r < 0)
+            continue;
+        for (int q = 0; q < t->order[r]; q++) {
+            int sp = q == 0 ? t->a[r] : t->b[r];
+            for (int k = n - 1; k >= 0; k--)
+                if (slot_species<F::BITS>(s, k) == sp) {
+                    s = slot_remove<F::BITS>(s, k);
+                    n--;
+                    break;
+                }
+        }
+        gather<F> g;
+        g.s = s;
+        g.n = n;
+        for (int q = 0; q < t->nproducts[r]; q++)
+            g.add(a, RD_PURPOSE_REACTION, global, t->product[r][q]);
+        lattice[i] = F::pack(g.s, type);
+        atomicAdd(&nfired, 1);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 && nfired)
+        atomicAdd(fired, (unsigned long long)nfired);
+}
+
+/* Counts per species of the slab's own planes: a block row per plane, added to the rows of their
+ * lattice planes. */
+template <class F>
+__global__ void count_planes(const typename F::site_t *__restrict__ lattice, rd_step a,
+                             int nspecies, uint32_t *planes)
+{
+    __shared__ unsigned int tally[RD_MAX_SPECIES + 1];
+    for (int sp = threadIdx.x; sp <= nspecies; sp += blockDim.x)
+        tally[sp] = 0;
+    __syncthreads();
+    size_t plane = (size_t)a.nx * a.ny, first = (a.slab.halo + (size_t)blockIdx.y) * plane;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < plane;
+         i += (size_t)gridDim.x * blockDim.x) {
+        slots s = F::unpack(lattice[first + i]);
+        int n = F::count(s);
+        for (int k = 0; k < n; k++)
+            atomicAdd(&tally[slot_species<F::BITS>(s, k)], 1u);
+        if (n)
+            atomicAdd(&tally[0], (unsigned int)n);
+    }
+    __syncthreads();
+    uint32_t *row = planes + (size_t)(a.slab.z0 + blockIdx.y) * (nspecies + 1);
+    for (int sp = threadIdx.x; sp <= nspecies; sp += blockDim.x)
+        if (tally[sp])
+            atomicAdd(&row[sp], tally[sp]);
+}
+
+/* ---- launches ---- */
+
+/* Room for one particle per site (more than one step overflows in practice: a site gains at
+ * most what its two neighbours hold, and overflow makes room), up to 2^24 entries (128 MiB). */
+unsigned int rd_overflow_capacity(const rd_model *m)
+{
+    size_t cap = m->nsites + 4096;
+    return cap > (1u << 24) ? 1u << 24 : (unsigned int)cap;
+}
+
+
+template <class F> static int load(void)
+{
+    cudaFuncAttributes attr;
+    SB_CUDA(cudaFuncGetAttributes(&attr, sweep<F, 0>));
+    SB_CUDA(cudaFuncGetAttributes(&attr, sweep<F, 1>));
+    SB_CUDA(cudaFuncGetAttributes(&attr, sweep<F, 2>));
+    SB_CUDA(cudaFuncGetAttributes(&attr, react<F>));
+    SB_CUDA(cudaFuncGetAttributes(&attr, count_planes<F>));
+    return 0;
+}
+
+int rd_kernels_load(rd_site_format f)
+{
+    return f == RD_PACKED32 ? load<packed32>() : load<byte16>();
+}
+
+/* grid: tiles over x and the tile's second axis, then `third` block rows */
+template <class F, int AXIS>
+static int launch_sweep(const void *in, void *out, const rd_step *a, int second, int third,
+                        int plane_lo, cudaStream_t st)
+{
+    typedef tile<AXIS> T;
+    if (third <= 0)
+        return 0;
+    dim3 grid((a->nx + T::TW - 1) / T::TW, (second + T::TH - 1) / T::TH, third);
+    sweep<F, AXIS><<<grid, BLOCK, 0, st>>>((const typename F::site_t *)in,
+                                           (typename F::site_t *)out, *a, plane_lo);
+    SB_LAUNCHED(AXIS == 0 ? "sweep<x>" : AXIS == 1 ? "sweep<y>" : "sweep<z>");
+    return 0;
+}
+
+template <class F>
+static int sweep_planes(int axis, const void *in, void *out, const rd_step *a, int lo, int hi,
+                        cudaStream_t st)
+{
+    return axis == 0 ? launch_sweep<F, 0>(in, out, a, a->ny, hi - lo, lo, st)
+                     : launch_sweep<F, 1>(in, out, a, a->ny, hi - lo, lo, st);
+}
+
+int rd_sweep_planes(rd_site_format f, int axis, const void *in, void *out, const rd_step *a,
+                    int lo, int hi, cudaStream_t st)
+{
+    return f == RD_PACKED32 ? sweep_planes<packed32>(axis, in, out, a, lo, hi, st)
+                            : sweep_planes<byte16>(axis, in, out, a, lo, hi, st);
+}
+
+int rd_sweep_z(rd_site_format f, const void *in, void *out, const rd_step *a, cudaStream_t st)
+{
+    return f == RD_PACKED32 ? launch_sweep<packed32, 2>(in, out, a, a->slab.planes, a->ny, 0, st)
+                            : launch_sweep<byte16, 2>(in, out, a, a->slab.planes, a->ny, 0, st);
+}
+
+template <class F>
+static int launch_react(void *lattice, const rd_step *a, int lo, int hi,
+                        const rd_reaction_table *t, unsigned long long *fired, cudaStream_t st)
+{
+    size_t plane = (size_t)a->nx * a->ny, nsites = (size_t)(hi - lo) * plane;
+    size_t per_block = (size_t)BLOCK * REACT_SITES_PER_THREAD;
+    if (hi <= lo)
+        return 0;
+    react<F><<<(unsigned)((nsites + per_block - 1) / per_block), BLOCK, 0, st>>>(
+        (typename F::site_t *)lattice, (size_t)lo * plane, nsites, t, *a, fired);
+    SB_LAUNCHED("react");
+    return 0;
+}
+
+int rd_react(rd_site_format f, void *lattice, const rd_step *a, int lo, int hi,
+             const rd_reaction_table *table, unsigned long long *fired, cudaStream_t st)
+{
+    return f == RD_PACKED32 ? launch_react<packed32>(lattice, a, lo, hi, table, fired, st)
+                            : launch_react<byte16>(lattice, a, lo, hi, table, fired, st);
+}
+
+template <class F>
+static int launch_count(const void *lattice, const rd_step *a, int nspecies, uint32_t *planes,
+                        cudaStream_t st)
+{
+    size_t plane = (size_t)a->nx * a->ny;
+    unsigned blocks = (unsigned)((plane + 255) / 256);
+    dim3 grid(blocks > 64 ? 64 : blocks, a->slab.planes);
+    count_planes<F><<<grid, 256, 0, st>>>((const typename F::site_t *)lattice, *a, nspecies,
+                                          planes);
+    SB_LAUNCHED("count_planes");
+    return 0;
+}
+
+int rd_count_planes(rd_site_format f, const void *lattice, const rd_step *a, int nspecies,
+                    uint32_t *planes, cudaStream_t st)
+{
+    return f == RD_PACKED32 ? launch_count<packed32>(lattice, a, nspecies, planes, st)
+                            : launch_count<byte16>(lattice, a, nspecies, planes, st);
+}

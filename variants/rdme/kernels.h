@@ -1,0 +1,69 @@
+/* The MPD-RDME kernels (kernels.cu) as every GPU engine launches them: the one-GPU stages on the
+ * whole lattice, the multi-GPU stages on a z-slab of it. Whatever a buffer holds, draws and
+ * overflow entries use global site indices, so any decomposition gives the same lattice. */
+#ifndef RD_KERNELS_H
+#define RD_KERNELS_H
+
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#include "model.h"
+#include "rules.h"
+
+/* Where kernels append the particles that did not fit: an atomic count in device memory, the
+ * entries wherever the stage puts them (device memory, or host memory mapped into the device). */
+typedef struct rd_overflow_sink {
+    unsigned int *count;
+    uint64_t *entries;
+    unsigned int capacity;
+} rd_overflow_sink;
+
+/* What a device buffer holds. The planes z0 .. z0 + planes - 1 are its own. With halo = 1 it also
+ * holds the plane before and the plane after (copies of the neighbours' planes, wrapped around
+ * when the lattice is periodic): buffer plane p is lattice plane z0 - 1 + p. With halo = 0 it is
+ * the whole lattice (z0 = 0, planes = nz), and the z-sweep wraps by itself. */
+typedef struct rd_slab {
+    int z0, planes, halo;
+} rd_slab;
+
+/* What every kernel needs to know of a step. types: byte16 only, laid out like the buffer. */
+typedef struct rd_step {
+    uint32_t seed;
+    long long step;
+    int nx, ny, nz, periodic;
+    rd_slab slab;
+    const uint32_t *threshold;
+    const uint8_t *types;
+    rd_overflow_sink sink;
+} rd_step;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RD_SWEEP_TILE_Z 32 /* planes of a z-sweep tile: slab boundaries fall on its multiples */
+
+/* Entries an overflow list holds: more in one step is an error naming the density. */
+unsigned int rd_overflow_capacity(const rd_model *m);
+
+/* Loads a format's kernels now: lazy module loading would bill the first timed run. */
+int rd_kernels_load(rd_site_format f);
+
+/* The x- (axis 0) or y-sweep (axis 1) of buffer planes lo .. hi - 1, from in to out. Overflow
+ * entries are pushed for the slab's own sites only: a halo site's belong to its owner. */
+int rd_sweep_planes(rd_site_format f, int axis, const void *in, void *out, const rd_step *a,
+                    int lo, int hi, cudaStream_t st);
+/* The z-sweep of the slab's own planes (reading the halos). */
+int rd_sweep_z(rd_site_format f, const void *in, void *out, const rd_step *a, cudaStream_t st);
+/* Reactions, in place, in buffer planes lo .. hi - 1 (own planes); fired counts them. */
+int rd_react(rd_site_format f, void *lattice, const rd_step *a, int lo, int hi,
+             const rd_reaction_table *table, unsigned long long *fired, cudaStream_t st);
+/* Adds the species counts of the slab's own planes to rows z0 .. of planes (nz x (nspecies+1)). */
+int rd_count_planes(rd_site_format f, const void *lattice, const rd_step *a, int nspecies,
+                    uint32_t *planes, cudaStream_t st);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,1001 @@
+/* The multi-GPU MPD-RDME engine (mgpu.h).
+ *
+ * Slab i of the partition lives on GPU i (or GPU i mod gpus when the slabs= parameter asks for more
+ * slabs than GPUs, which tests use to check a decomposition on a small machine). Its buffers hold
+ * its own planes and one halo plane each side (kernels.h). A step, per GPU:
+ *   halos in   the planes the neighbours sent at the end of the last step go into the halo planes;
+ *   sweeps     x and y over own and halo planes (the halo planes redo the neighbour's work with the
+ *              same draws), z over own planes, reading the halos;
+ *   reactions  own planes;
+ *   halos out  the first and last own planes go to the neighbours' receive buffers;
+ *   barrier    the host waits for its GPU, then for the other threads, adding up overflow counts.
+ * One halo plane suffices: x and y move nothing across planes, and the z-sweep of an own plane
+ * reads only the planes next to it. Receive buffers alternate with the step's parity: a neighbour
+ * writes the next step's planes while this GPU may still be reading the last ones.
+ *
+ * Overflow and rebalancing go through the host: every GPU sends its own planes to one lattice in
+ * pinned memory, one thread places the particles (or splits the planes anew), every GPU takes its
+ * buffer planes back, halos included. */
+#define _GNU_SOURCE /* CPU affinity */
+#include "mgpu.h"
+
+#include <ctype.h>
+#include <nccl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../cuda/check.h"
+#include "../../cuda/timing.h"
+#include "../../harness/error.h"
+#include "kernels.h"
+#include "model.h"
+#include "partition.h"
+
+#define RD_INSTRUMENTED_STEPS 1000 /* steps of the first run whose work is timed by events */
+#define RD_MGPU_MAX_RUNS 4096
+#define SB_NCCL(call)                                                                              \
+    do {                                                                                           \
+        ncclResult_t r_ = (call);                                                                  \
+        if (r_ != ncclSuccess)                                                                     \
+            return sb_fail("%s:%d: %s failed: %s", __FILE__, __LINE__, #call,                      \
+                           ncclGetErrorString(r_));                                                \
+    } while (0)
+
+enum { BELOW, ABOVE };
+/* events of worker 0 in an instrumented step */
+enum { EV_BEGIN, EV_HALO_IN0, EV_HALO_IN1, EV_STEP, EV_X_OWN, EV_HALO_READY, EV_X_HALO, EV_X, EV_Y,
+       EV_Z, EV_EDGES, EV_OUT0, EV_OUT1, EV_REACT, EV_EXCHANGED, EV_END, EV_COUNT };
+
+/* A sense-counting spin barrier that adds up one number per thread. The threads spin: each is
+ * already spinning in cudaStreamSynchronize, and a sleep would add its wake-up to every step. */
+typedef struct team_barrier {
+    int n;
+    atomic_int arrived, phase, failed;
+    atomic_ullong sum[2];
+} team_barrier;
+
+typedef struct rd_mgpu rd_mgpu;
+
+typedef struct worker {
+    rd_mgpu *team;
+    int index, dev;
+    cudaStream_t st[2]; /* compute; exchange (the same as compute unless the stage overlaps) */
+    cudaEvent_t ev[EV_COUNT];
+    rd_slab slab;       /* now */
+    rd_slab types_slab; /* the slab d_types was loaded for */
+    int neighbour[2];   /* slab below and above; -1 at a reflecting edge or alone */
+    void *d_init, *d_lat[2];
+    uint8_t *d_types;
+    uint32_t *d_threshold, *d_planes;
+    rd_reaction_table *d_reactions;
+    unsigned long long *d_fired, *h_fired;
+    rd_overflow_sink sink;
+    unsigned int *h_count;
+    uint64_t *h_entries;
+    uint32_t *h_planes;
+    void *recv[2][2];  /* [side][step parity]: the plane a neighbour sends for that halo */
+    int recv_host[2];  /* receive buffer of that side is in pinned host memory (staged) */
+    int halos_fresh;   /* halos already hold the step's planes (after a host round trip) */
+    ncclComm_t comm;
+    sb_transfers xfer;
+    double busy;       /* seconds this batch: from the step's start to the GPU done */
+    int rc;
+    char err[512];
+} worker;
+
+struct rd_mgpu {
+    sb_env *env;
+    const rd_model *m;
+    rd_mgpu_stage stage;
+    int nslabs, ngpus;
+    rd_partition initial, part;
+    int cap[RD_MAX_SLABS];
+    worker w[RD_MAX_SLABS];
+    size_t plane_sites, plane_bytes, planes_bytes;
+    void *h_lattice;   /* pinned: the whole lattice, for overflow, rebalancing and the output */
+    uint64_t *entries; /* every GPU's overflow entries of a step */
+    size_t entries_cap;
+    team_barrier bar;
+    double seconds[RD_MAX_SLABS]; /* batch-averaged step time per GPU */
+    long long balance_steps;
+    double balance_threshold;
+    int moved;
+    /* the run */
+    int runs, instrument;
+    double loop_seconds[RD_MGPU_MAX_RUNS], loop_start;
+    sb_phases phases;
+    uint64_t overflow_particles, reactions_fired;
+    int rebalances;
+    sb_series split;
+    int split_stride;
+};
+
+/* ---- where host threads and host buffers go ---- */
+
+/* The CPUs next to a GPU (its PCI device's local_cpulist); 0 when the system does not say. */
+static int gpu_cpus(int dev, cpu_set_t *set)
+{
+    char bus[32], path[96], list[1024];
+    if (cudaDeviceGetPCIBusId(bus, sizeof bus, dev) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    for (char *c = bus; *c; c++)
+        *c = (char)tolower((unsigned char)*c);
+    snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/local_cpulist", bus);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    int ok = fgets(list, sizeof list, f) != NULL;
+    fclose(f);
+    CPU_ZERO(set);
+    for (char *s = list; ok && *s && *s != '\n';) { /* "0-15,32-47" */
+        char *end;
+        long a = strtol(s, &end, 10), b = a;
+        if (end == s)
+            break;
+        if (*end == '-')
+            b = strtol(end + 1, &end, 10);
+        for (long cpu = a; cpu <= b && cpu < CPU_SETSIZE; cpu++)
+            CPU_SET((int)cpu, set);
+        s = *end == ',' ? end + 1 : end;
+    }
+    return ok && CPU_COUNT(set) > 0;
+}
+
+/* Pinned host memory on the NUMA node of GPU `dev`: allocated (and so first touched) by this
+ * thread while it runs on that GPU's CPUs. */
+static int host_alloc_near(int dev, void **ptr, size_t bytes)
+{
+    cpu_set_t near, saved;
+    int moved = gpu_cpus(dev, &near) && sched_getaffinity(0, sizeof saved, &saved) == 0 &&
+                sched_setaffinity(0, sizeof near, &near) == 0;
+    cudaError_t e = cudaMallocHost(ptr, bytes);
+    if (moved)
+        sched_setaffinity(0, sizeof saved, &saved);
+    if (e != cudaSuccess)
+        return sb_fail("cudaMallocHost of %zu bytes near GPU %d: %s", bytes, dev,
+                       cudaGetErrorString(e));
+    return 0;
+}
+
+/* ---- the barrier ---- */
+
+static int barrier_sum(team_barrier *b, unsigned long long value, unsigned long long *total)
+{
+    int phase = atomic_load(&b->phase);
+    atomic_fetch_add(&b->sum[phase & 1], value);
+    if (atomic_fetch_add(&b->arrived, 1) == b->n - 1) {
+        atomic_store(&b->sum[(phase + 1) & 1], 0);
+        atomic_store(&b->arrived, 0);
+        atomic_store(&b->phase, phase + 1);
+    } else
+        for (unsigned spins = 1; atomic_load(&b->phase) == phase; spins++) {
+            if (atomic_load(&b->failed))
+                return sb_fail("stopped: another GPU failed");
+            if (spins % 4096 == 0)
+                sched_yield();
+        }
+    if (total)
+        *total = atomic_load(&b->sum[phase & 1]);
+    return atomic_load(&b->failed) ? sb_fail("stopped: another GPU failed") : 0;
+}
+
+static int barrier(team_barrier *b)
+{
+    return barrier_sum(b, 0, NULL);
+}
+
+/* ---- planes between a buffer and a whole lattice on the host ---- */
+
+/* Buffer planes p0 .. p1 - 1 of slab s: the lattice planes they hold (wrapped), in runs. kind:
+ * cudaMemcpyHostToDevice fills the buffer from the host lattice, DeviceToHost the reverse. */
+static int copy_planes(worker *w, void *buffer, void *host, size_t plane_bytes, rd_slab s, int p0,
+                       int p1, enum cudaMemcpyKind kind)
+{
+    const rd_model *m = w->team->m;
+    for (int p = p0; p < p1; p++) {
+        int z = s.z0 - s.halo + p;
+        if (z < 0 || z >= m->nz) {
+            if (!m->periodic)
+                continue; /* a halo beyond a reflecting edge: never read */
+            z = (z + m->nz) % m->nz;
+        }
+        /* as many planes as follow on in both */
+        int run = 1;
+        while (p + run < p1 && z + run < m->nz && s.z0 - s.halo + p + run == z + run)
+            run++;
+        char *b = (char *)buffer + (size_t)p * plane_bytes, *h = (char *)host + (size_t)z * plane_bytes;
+        if (sb_copy(&w->xfer, kind == cudaMemcpyHostToDevice ? (void *)b : (void *)h,
+                    kind == cudaMemcpyHostToDevice ? (void *)h : (void *)b,
+                    (size_t)run * plane_bytes, kind, w->st[0]) != 0)
+            return -1;
+        p += run - 1;
+    }
+    return 0;
+}
+
+/* The whole buffer of the current slab, halos included, from the team's host lattice. */
+static int upload_slab(worker *w, void *buffer)
+{
+    rd_mgpu *t = w->team;
+    if (copy_planes(w, buffer, t->h_lattice, t->plane_bytes, w->slab, 0,
+                    w->slab.planes + 2 * w->slab.halo, cudaMemcpyHostToDevice) != 0)
+        return -1;
+    if (t->m->format == RD_BYTE16 && memcmp(&w->types_slab, &w->slab, sizeof w->slab) != 0) {
+        if (copy_planes(w, w->d_types, t->m->types, t->plane_sites, w->slab, 0,
+                        w->slab.planes + 2 * w->slab.halo, cudaMemcpyHostToDevice) != 0)
+            return -1;
+        w->types_slab = w->slab;
+    }
+    w->halos_fresh = 1;
+    return 0;
+}
+
+/* The own planes of a buffer into the team's host lattice. */
+static int download_own(worker *w, void *buffer)
+{
+    rd_mgpu *t = w->team;
+    return copy_planes(w, buffer, t->h_lattice, t->plane_bytes, w->slab, w->slab.halo,
+                       w->slab.halo + w->slab.planes, cudaMemcpyDeviceToHost);
+}
+
+static int sync_streams(worker *w)
+{
+    SB_CUDA(cudaStreamSynchronize(w->st[0]));
+    if (w->st[1] != w->st[0])
+        SB_CUDA(cudaStreamSynchronize(w->st[1]));
+    return 0;
+}
+
+/* ---- halos ---- */
+
+static char *plane_at(const rd_mgpu *t, void *buffer, int p)
+{
+    return (char *)buffer + (size_t)p * t->plane_bytes;
+}
+
+/* The edge planes of `buffer` to the neighbours, for the step after `step`. */
+static int halos_out(worker *w, void *buffer, long long step)
+{
+    rd_mgpu *t = w->team;
+    cudaStream_t st = w->st[1];
+    int first = w->slab.halo, last = w->slab.halo + w->slab.planes - 1;
+    if (t->stage.path == RD_HALO_NCCL) {
+        /* Straight into the halo planes of the neighbours' buffers: their receives are on their
+         * streams, after their own reactions. Sends to a neighbour in the order it receives from
+         * this one (matters when both neighbours are the same GPU: two slabs, periodic). */
+        SB_NCCL(ncclGroupStart());
+        if (w->neighbour[ABOVE] >= 0)
+            SB_NCCL(ncclSend(plane_at(t, buffer, last), t->plane_bytes, ncclUint8,
+                             w->neighbour[ABOVE], w->comm, st));
+        if (w->neighbour[BELOW] >= 0) {
+            SB_NCCL(ncclRecv(plane_at(t, buffer, 0), t->plane_bytes, ncclUint8,
+                             w->neighbour[BELOW], w->comm, st));
+            SB_NCCL(ncclSend(plane_at(t, buffer, first), t->plane_bytes, ncclUint8,
+                             w->neighbour[BELOW], w->comm, st));
+        }
+        if (w->neighbour[ABOVE] >= 0)
+            SB_NCCL(ncclRecv(plane_at(t, buffer, last + 1), t->plane_bytes, ncclUint8,
+                             w->neighbour[ABOVE], w->comm, st));
+        SB_NCCL(ncclGroupEnd());
+        w->xfer.peer += (uint64_t)t->plane_bytes *
+                        ((w->neighbour[ABOVE] >= 0) + (w->neighbour[BELOW] >= 0));
+        return 0;
+    }
+    for (int side = BELOW; side <= ABOVE; side++) {
+        int n = w->neighbour[side];
+        if (n < 0)
+            continue;
+        worker *to = &t->w[n];
+        /* my first plane is the halo above of the slab below, my last the halo below of the one above */
+        int their_side = side == BELOW ? ABOVE : BELOW;
+        void *dst = to->recv[their_side][step & 1];
+        const void *src = plane_at(t, buffer, side == BELOW ? first : last);
+        int rc = to->recv_host[their_side]
+                     ? sb_copy(&w->xfer, dst, src, t->plane_bytes, cudaMemcpyDeviceToHost, st)
+                     : sb_copy_peer(&w->xfer, dst, to->dev, src, w->dev, t->plane_bytes, st);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The planes the neighbours sent after step `step` into the halo planes of `buffer`. */
+static int halos_in(worker *w, void *buffer, long long step)
+{
+    rd_mgpu *t = w->team;
+    if (t->stage.path == RD_HALO_NCCL || w->halos_fresh)
+        return 0;
+    for (int side = BELOW; side <= ABOVE; side++) {
+        if (w->neighbour[side] < 0)
+            continue;
+        void *dst = plane_at(t, buffer, side == BELOW ? 0 : w->slab.planes + 1);
+        if (sb_copy(&w->xfer, dst, w->recv[side][step & 1], t->plane_bytes,
+                    w->recv_host[side] ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToDevice,
+                    w->st[1]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- a step ---- */
+
+static rd_step step_of(const worker *w, long long step)
+{
+    const rd_model *m = w->team->m;
+    rd_step a = {m->seed, step, m->nx, m->ny, m->nz, m->periodic, w->slab,
+                 w->d_threshold, w->d_types, w->sink};
+    return a;
+}
+
+#define EV(w, k, s)                                                                                \
+    do {                                                                                           \
+        if (instrumented)                                                                          \
+            SB_CUDA(cudaEventRecord((w)->ev[k], (w)->st[s]));                                      \
+    } while (0)
+
+/* The work of one step on w's streams: lattice in d_lat[cur], out in d_lat[1 - cur]. An
+ * instrumented step records events that add_phases turns into the step's timeline. */
+static int queue_step(worker *w, int cur, long long step, int instrumented)
+{
+    rd_mgpu *t = w->team;
+    rd_site_format f = t->m->format;
+    rd_step a = step_of(w, step);
+    void *in = w->d_lat[cur], *out = w->d_lat[1 - cur];
+    cudaStream_t st = w->st[0];
+    const rd_reaction_table *r = w->d_reactions;
+    int h = w->slab.halo, own_lo = h, own_hi = h + w->slab.planes;
+    int lo = w->neighbour[BELOW] >= 0 ? 0 : own_lo;
+    int hi = w->neighbour[ABOVE] >= 0 ? own_hi + 1 : own_hi;
+    int split = t->stage.overlap && t->nslabs > 1;
+    EV(w, EV_BEGIN, 0);
+    EV(w, EV_HALO_IN0, 1);
+    if (step > 0 && halos_in(w, in, step - 1) != 0)
+        return -1;
+    w->halos_fresh = 0;
+    EV(w, EV_HALO_IN1, 1);
+    EV(w, EV_STEP, 0);
+    /* x: with overlap, the own planes under the halo copies, then the halo planes */
+    if (rd_sweep_planes(f, 0, in, out, &a, split ? own_lo : lo, split ? own_hi : hi, st) != 0)
+        return -1;
+    EV(w, EV_X_OWN, 0);
+    if (split) {
+        SB_CUDA(cudaEventRecord(w->ev[EV_HALO_READY], w->st[1]));
+        SB_CUDA(cudaStreamWaitEvent(st, w->ev[EV_HALO_READY], 0));
+    }
+    EV(w, EV_X_HALO, 0);
+    if (split && (rd_sweep_planes(f, 0, in, out, &a, lo, own_lo, st) != 0 ||
+                  rd_sweep_planes(f, 0, in, out, &a, own_hi, hi, st) != 0))
+        return -1;
+    EV(w, EV_X, 0);
+    if (rd_sweep_planes(f, 1, out, in, &a, lo, hi, st) != 0)
+        return -1;
+    EV(w, EV_Y, 0);
+    if (rd_sweep_z(f, in, out, &a, st) != 0)
+        return -1;
+    EV(w, EV_Z, 0);
+    /* reactions: with overlap, the edge planes first, their copies under the interior's */
+    int mid_lo = own_lo, mid_hi = own_hi;
+    if (split) {
+        mid_lo = own_lo + 1 < own_hi ? own_lo + 1 : own_hi;
+        mid_hi = own_hi - 1 > mid_lo ? own_hi - 1 : mid_lo;
+        if (rd_react(f, out, &a, own_lo, mid_lo, r, w->d_fired, st) != 0 ||
+            rd_react(f, out, &a, mid_hi, own_hi, r, w->d_fired, st) != 0)
+            return -1;
+        SB_CUDA(cudaEventRecord(w->ev[EV_EDGES], st));
+        SB_CUDA(cudaStreamWaitEvent(w->st[1], w->ev[EV_EDGES], 0));
+    } else {
+        if (rd_react(f, out, &a, own_lo, own_hi, r, w->d_fired, st) != 0)
+            return -1;
+        EV(w, EV_REACT, 0);
+    }
+    EV(w, EV_OUT0, 1);
+    if (t->nslabs > 1 && halos_out(w, out, step) != 0)
+        return -1;
+    EV(w, EV_OUT1, 1);
+    if (split) {
+        if (rd_react(f, out, &a, mid_lo, mid_hi, r, w->d_fired, st) != 0)
+            return -1;
+        EV(w, EV_REACT, 0);
+    }
+    if (instrumented) {
+        SB_CUDA(cudaEventRecord(w->ev[EV_EXCHANGED], w->st[1]));
+        SB_CUDA(cudaStreamWaitEvent(st, w->ev[EV_EXCHANGED], 0));
+        SB_CUDA(cudaEventRecord(w->ev[EV_END], st));
+    }
+    return sb_copy(&w->xfer, w->h_count, w->sink.count, sizeof *w->h_count,
+                   cudaMemcpyDeviceToHost, st);
+}
+
+static double elapsed(const worker *w, int from, int to)
+{
+    float ms = 0;
+    return cudaEventElapsedTime(&ms, w->ev[from], w->ev[to]) == cudaSuccess ? ms * 1e-3 : -1;
+}
+
+/* An instrumented step's timeline (worker 0's GPU) added to the phases: the kernels, the halo
+ * copies, and how much of the step the copies added (the GPU's span beyond its kernels: halo-in
+ * before the sweeps or a wait for it, halo-out after the last kernel). */
+static int add_phases(worker *w, double per_step)
+{
+    rd_mgpu *t = w->team;
+    double x = elapsed(w, EV_STEP, EV_X_OWN) + elapsed(w, EV_X_HALO, EV_X);
+    double y = elapsed(w, EV_X, EV_Y), z = elapsed(w, EV_Y, EV_Z);
+    double react = elapsed(w, EV_Z, EV_REACT);
+    double copies = elapsed(w, EV_HALO_IN0, EV_HALO_IN1) + elapsed(w, EV_OUT0, EV_OUT1);
+    double exposed = elapsed(w, EV_BEGIN, EV_STEP) + elapsed(w, EV_X_OWN, EV_X_HALO) +
+                     elapsed(w, EV_REACT, EV_END);
+    if (x < 0 || y < 0 || z < 0 || react < 0 || copies < 0 || exposed < 0)
+        return sb_fail("reading the step's events on GPU %d failed", w->dev);
+    sb_phase_add(&t->phases, "x-sweep per step", x * per_step);
+    sb_phase_add(&t->phases, "y-sweep per step", y * per_step);
+    sb_phase_add(&t->phases, "z-sweep per step", z * per_step);
+    sb_phase_add(&t->phases, "reactions per step", react * per_step);
+    if (t->nslabs > 1) {
+        sb_phase_add(&t->phases, "halo copies per step", copies * per_step);
+        sb_phase_add(&t->phases, "exchange exposed per step", exposed * per_step);
+    }
+    return 0;
+}
+
+/* ---- the collective parts of a step ---- */
+
+/* Every GPU's overflow entries placed on the host lattice; every buffer refreshed from it. */
+static int resolve_overflow(worker *w, int cur)
+{
+    rd_mgpu *t = w->team;
+    unsigned int n = *w->h_count;
+    if (n > w->sink.capacity)
+        return sb_fail("%u particles overflowed in one step on GPU %d, more than its list's %u: "
+                       "lower the particle density",
+                       n, w->index, w->sink.capacity);
+    if ((n && sb_copy(&w->xfer, w->h_entries, w->sink.entries, (size_t)n * sizeof(uint64_t),
+                      cudaMemcpyDeviceToHost, w->st[0]) != 0) ||
+        download_own(w, w->d_lat[cur]) != 0)
+        return -1;
+    SB_CUDA(cudaMemsetAsync(w->sink.count, 0, sizeof(unsigned int), w->st[0]));
+    SB_CUDA(cudaStreamSynchronize(w->st[0]));
+    if (barrier(&t->bar) != 0)
+        return -1;
+    if (w->index == 0) {
+        size_t total = 0;
+        for (int i = 0; i < t->nslabs; i++) {
+            memcpy(t->entries + total, t->w[i].h_entries, *t->w[i].h_count * sizeof(uint64_t));
+            total += *t->w[i].h_count;
+        }
+        if (rd_overflow_resolve(t->m, t->h_lattice, t->entries, total) != 0)
+            return -1;
+        t->overflow_particles += total;
+    }
+    if (barrier(&t->bar) != 0)
+        return -1;
+    return upload_slab(w, w->d_lat[cur]);
+}
+
+static void record_split(rd_mgpu *t, long long steps_done)
+{
+    sb_series *s = &t->split;
+    if (++s->n > SB_MAX_SERIES_POINTS) { /* full: keep every other point, record half as often */
+        for (int i = 0; i < SB_MAX_SERIES_POINTS / 2; i++) {
+            s->x[i] = s->x[2 * i];
+            s->y[i] = s->y[2 * i];
+        }
+        s->n = SB_MAX_SERIES_POINTS / 2 + 1;
+        t->split_stride *= 2;
+    }
+    s->x[s->n - 1] = (double)steps_done * t->m->tau;
+    s->y[s->n - 1] = t->part.z[1];
+}
+
+/* The paper's balancer at the end of a batch: worker 0 compares the GPUs' mean step times and
+ * may split the planes anew; then every GPU hands its planes over through the host. */
+static int rebalance(worker *w, int cur, long long steps_done)
+{
+    rd_mgpu *t = w->team;
+    t->seconds[w->index] = w->busy / (double)t->balance_steps;
+    w->busy = 0;
+    if (barrier(&t->bar) != 0)
+        return -1;
+    if (w->index == 0) {
+        rd_partition next;
+        t->moved = rd_partition_rebalance(&t->part, t->seconds, t->balance_threshold, t->cap,
+                                          &next);
+        if (t->moved < 0)
+            return -1;
+        if (t->moved) {
+            t->part = next;
+            t->rebalances++;
+        }
+        if ((steps_done / t->balance_steps) % t->split_stride == 0)
+            record_split(t, steps_done);
+    }
+    if (barrier(&t->bar) != 0)
+        return -1;
+    if (!t->moved)
+        return 0;
+    if (download_own(w, w->d_lat[cur]) != 0)
+        return -1;
+    SB_CUDA(cudaStreamSynchronize(w->st[0]));
+    if (barrier(&t->bar) != 0)
+        return -1;
+    w->slab.z0 = t->part.z[w->index];
+    w->slab.planes = rd_slab_planes(&t->part, w->index);
+    return upload_slab(w, w->d_lat[cur]);
+}
+
+static int count_sample(worker *w, const void *lattice, int sample)
+{
+    const rd_model *m = w->team->m;
+    rd_step a = step_of(w, 0);
+    return rd_count_planes(m->format, lattice, &a, m->nspecies,
+                           w->d_planes + (size_t)sample * m->nz * (m->nspecies + 1), w->st[0]);
+}
+
+/* ---- a run: one thread per slab ---- */
+
+static int simulate(worker *w)
+{
+    rd_mgpu *t = w->team;
+    const rd_model *m = t->m;
+    int cur = 0, sample = 0, nsamples = rd_output_nsamples(m);
+    SB_CUDA(cudaSetDevice(w->dev));
+    w->slab.z0 = t->initial.z[w->index];
+    w->slab.planes = rd_slab_planes(&t->initial, w->index);
+    w->busy = 0;
+    /* the initial lattice: a device copy when the slab is the one d_init holds */
+    size_t bytes = (size_t)(w->slab.planes + 2 * w->slab.halo) * t->plane_bytes;
+    if (sb_copy(&w->xfer, w->d_lat[0], w->d_init, bytes, cudaMemcpyDeviceToDevice, w->st[0]) != 0)
+        return -1;
+    if (m->format == RD_BYTE16 && memcmp(&w->types_slab, &w->slab, sizeof w->slab) != 0) {
+        if (copy_planes(w, w->d_types, m->types, t->plane_sites, w->slab, 0,
+                        w->slab.planes + 2 * w->slab.halo, cudaMemcpyHostToDevice) != 0)
+            return -1;
+        w->types_slab = w->slab;
+    }
+    w->halos_fresh = 1;
+    SB_CUDA(cudaMemsetAsync(w->d_planes, 0, t->planes_bytes, w->st[0]));
+    SB_CUDA(cudaMemsetAsync(w->d_fired, 0, sizeof *w->d_fired, w->st[0]));
+    if (count_sample(w, w->d_lat[0], sample++) != 0)
+        return -1;
+    SB_CUDA(cudaStreamSynchronize(w->st[0]));
+    if (barrier(&t->bar) != 0)
+        return -1;
+    if (w->index == 0)
+        t->loop_start = sb_now();
+    long long timed = m->steps < RD_INSTRUMENTED_STEPS ? m->steps : RD_INSTRUMENTED_STEPS;
+    double per_step = timed > 0 ? 1.0 / (double)timed : 0;
+    for (long long step = 0; step < m->steps; step++) {
+        int instrumented = t->instrument && w->index == 0 && step < timed;
+        double t0 = sb_now();
+        if (queue_step(w, cur, step, instrumented) != 0)
+            return -1;
+        cur = 1 - cur; /* three sweeps: the lattice ends in the other buffer */
+        if (sync_streams(w) != 0)
+            return -1;
+        double t1 = sb_now();
+        w->busy += t1 - t0;
+        unsigned long long overflowed;
+        if (barrier_sum(&t->bar, *w->h_count, &overflowed) != 0)
+            return -1;
+        if (overflowed && resolve_overflow(w, cur) != 0)
+            return -1;
+        if (instrumented) {
+            if (add_phases(w, per_step) != 0)
+                return -1;
+            sb_phase_add(&t->phases, "barrier and overflow per step", (sb_now() - t1) * per_step);
+        }
+        if (sample < nsamples && rd_output_sample_step(m, sample) == step + 1 &&
+            count_sample(w, w->d_lat[cur], sample++) != 0)
+            return -1;
+        if (t->stage.balance && t->nslabs > 1 && (step + 1) % t->balance_steps == 0 &&
+            step + 1 < m->steps && rebalance(w, cur, step + 1) != 0)
+            return -1;
+    }
+    if (barrier(&t->bar) != 0)
+        return -1;
+    if (w->index == 0)
+        t->loop_seconds[t->runs < RD_MGPU_MAX_RUNS ? t->runs : RD_MGPU_MAX_RUNS - 1] =
+            sb_now() - t->loop_start;
+    if (download_own(w, w->d_lat[cur]) != 0 ||
+        sb_copy(&w->xfer, w->h_planes, w->d_planes, t->planes_bytes, cudaMemcpyDeviceToHost,
+                w->st[0]) != 0 ||
+        sb_copy(&w->xfer, w->h_fired, w->d_fired, sizeof *w->h_fired, cudaMemcpyDeviceToHost,
+                w->st[0]) != 0)
+        return -1;
+    SB_CUDA(cudaStreamSynchronize(w->st[0]));
+    return 0;
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = (worker *)arg;
+    cpu_set_t near;
+    if (gpu_cpus(w->dev, &near)) /* a GPU's thread on its own socket (no effect if refused) */
+        pthread_setaffinity_np(pthread_self(), sizeof near, &near);
+    w->rc = simulate(w);
+    if (w->rc != 0) {
+        snprintf(w->err, sizeof w->err, "GPU %d (slab %d): %s", w->dev, w->index, sb_error());
+        atomic_store(&w->team->bar.failed, 1);
+    }
+    return NULL;
+}
+
+int rd_mgpu_run(void *state)
+{
+    rd_mgpu *t = (rd_mgpu *)state;
+    pthread_t th[RD_MAX_SLABS];
+    t->instrument = t->runs == 0;
+    if (t->instrument)
+        sb_phases_clear(&t->phases);
+    t->overflow_particles = 0;
+    t->rebalances = 0;
+    t->part = t->initial;
+    t->split.n = 0;
+    t->split_stride = 1;
+    if (t->stage.balance && t->nslabs > 1)
+        record_split(t, 0);
+    atomic_store(&t->bar.failed, 0); /* a failed run may have left threads counted */
+    atomic_store(&t->bar.arrived, 0);
+    atomic_store(&t->bar.sum[0], 0);
+    atomic_store(&t->bar.sum[1], 0);
+    int started = 0;
+    for (; started < t->nslabs; started++)
+        if (pthread_create(&th[started], NULL, worker_main, &t->w[started]) != 0) {
+            atomic_store(&t->bar.failed, 1);
+            break;
+        }
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    if (started < t->nslabs)
+        return sb_fail("could not start a host thread for each of %d GPUs", t->nslabs);
+    for (int i = 0; i < t->nslabs; i++) { /* the first failure, not those it caused */
+        worker *w = &t->w[i];
+        if (w->rc != 0 && strstr(w->err, "another GPU failed") == NULL)
+            return sb_fail("%s", w->err);
+    }
+    for (int i = 0; i < t->nslabs; i++) {
+        worker *w = &t->w[i];
+        if (w->rc != 0)
+            return sb_fail("%s", w->err);
+    }
+    t->reactions_fired = 0;
+    for (int i = 0; i < t->nslabs; i++) {
+        worker *w = &t->w[i];
+        t->reactions_fired += *w->h_fired;
+        t->env->xfer.h2d += w->xfer.h2d;
+        t->env->xfer.d2h += w->xfer.d2h;
+        t->env->xfer.d2d += w->xfer.d2d;
+        t->env->xfer.peer += w->xfer.peer;
+        memset(&w->xfer, 0, sizeof w->xfer);
+    }
+    t->runs++;
+    return 0;
+}
+
+/* ---- set-up ---- */
+
+static int param_int(const sb_env *env, const char *name)
+{
+    return sb_param_is_set(env->params, name) ? (int)sb_param_num(env->params, name) : 0;
+}
+
+/* Planes a slab on `dev` may hold: what the device has free, shared by the slabs on it, less the
+ * fixed buffers; never more than the lattice. */
+static int plane_cap(const rd_mgpu *t, int dev, int slabs_here, size_t fixed)
+{
+    const rd_model *m = t->m;
+    size_t free_b = 0, total_b = 0;
+    if (cudaSetDevice(dev) != cudaSuccess || cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)
+        return -1;
+    /* per plane: the initial, the two working buffers, and the types (byte16) */
+    size_t per_plane = 3 * t->plane_bytes + (m->format == RD_BYTE16 ? t->plane_sites : 0);
+    double usable = (double)free_b * 0.9 / slabs_here - (double)fixed;
+    double planes = usable / (double)per_plane - 2;
+    return planes < 0 ? 0 : planes > m->nz ? m->nz : (int)planes;
+}
+
+static int open_worker(rd_mgpu *t, worker *w)
+{
+    sb_env *env = t->env;
+    const rd_model *m = t->m;
+    int dev = w->dev, rc, halo = t->nslabs > 1;
+    SB_CUDA(cudaSetDevice(dev));
+    SB_CUDA(cudaStreamCreateWithFlags(&w->st[0], cudaStreamNonBlocking));
+    if (t->stage.overlap)
+        SB_CUDA(cudaStreamCreateWithFlags(&w->st[1], cudaStreamNonBlocking));
+    else
+        w->st[1] = w->st[0];
+    for (int k = 0; k < EV_COUNT; k++)
+        SB_CUDA(cudaEventCreate(&w->ev[k]));
+    w->slab.z0 = t->initial.z[w->index];
+    w->slab.planes = rd_slab_planes(&t->initial, w->index);
+    w->slab.halo = halo;
+    int buffer_planes = t->cap[w->index] + 2 * halo;
+    size_t init_bytes = (size_t)(w->slab.planes + 2 * halo) * t->plane_bytes;
+    size_t buffer_bytes = (size_t)buffer_planes * t->plane_bytes;
+    unsigned int cap = rd_overflow_capacity(m);
+    rd_reaction_table table;
+    rd_reaction_table_of(m, &table);
+    if ((rc = sb_dev_alloc(&env->mem, dev, &w->d_init, init_bytes, "initial slab")) ||
+        (rc = sb_dev_alloc(&env->mem, dev, &w->d_lat[0], buffer_bytes, "slab")) ||
+        (rc = sb_dev_alloc(&env->mem, dev, &w->d_lat[1], buffer_bytes, "slab")) ||
+        (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_threshold, sizeof m->threshold,
+                           "thresholds")) ||
+        (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_reactions, sizeof table, "reactions")) ||
+        (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_planes, t->planes_bytes,
+                           "plane counts")) ||
+        (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_fired, sizeof *w->d_fired,
+                           "reaction count")) ||
+        (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->sink.count, sizeof(unsigned int),
+                           "overflow count")) ||
+        (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->sink.entries,
+                           (size_t)cap * sizeof(uint64_t), "overflow list")))
+        return rc;
+    w->sink.capacity = cap;
+    if (m->format == RD_BYTE16 &&
+        (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_types,
+                           (size_t)buffer_planes * t->plane_sites, "site types")))
+        return rc;
+    SB_CUDA(cudaMallocHost((void **)&w->h_count, sizeof *w->h_count));
+    SB_CUDA(cudaMallocHost((void **)&w->h_fired, sizeof *w->h_fired));
+    SB_CUDA(cudaMallocHost((void **)&w->h_entries, (size_t)cap * sizeof(uint64_t)));
+    SB_CUDA(cudaMallocHost((void **)&w->h_planes, t->planes_bytes));
+    *w->h_count = 0;
+    /* the buffers start empty: halo planes beyond a reflecting edge are never written */
+    SB_CUDA(cudaMemsetAsync(w->d_lat[0], 0, buffer_bytes, w->st[0]));
+    SB_CUDA(cudaMemsetAsync(w->d_lat[1], 0, buffer_bytes, w->st[0]));
+    SB_CUDA(cudaMemsetAsync(w->d_init, 0, init_bytes, w->st[0]));
+    SB_CUDA(cudaMemsetAsync(w->sink.count, 0, sizeof(unsigned int), w->st[0]));
+    if (copy_planes(w, w->d_init, m->lattice0, t->plane_bytes, w->slab, 0,
+                    w->slab.planes + 2 * halo, cudaMemcpyHostToDevice) != 0 ||
+        sb_copy(&w->xfer, w->d_threshold, m->threshold, sizeof m->threshold,
+                cudaMemcpyHostToDevice, w->st[0]) != 0 ||
+        sb_copy(&w->xfer, w->d_reactions, &table, sizeof table, cudaMemcpyHostToDevice,
+                w->st[0]) != 0)
+        return -1;
+    if (m->format == RD_BYTE16) {
+        SB_CUDA(cudaMemsetAsync(w->d_types, 0, (size_t)buffer_planes * t->plane_sites, w->st[0]));
+        if (copy_planes(w, w->d_types, m->types, t->plane_sites, w->slab, 0,
+                        w->slab.planes + 2 * halo, cudaMemcpyHostToDevice) != 0)
+            return -1;
+        w->types_slab = w->slab;
+    }
+    return 0;
+}
+
+/* Receive buffers: on the receiving GPU when the sender can reach it (peer path), else in pinned
+ * host memory on the receiving GPU's NUMA node, as the paper places its staging buffers. */
+static int open_receive_buffers(rd_mgpu *t, worker *w)
+{
+    for (int side = BELOW; side <= ABOVE; side++) {
+        int n = w->neighbour[side];
+        if (n < 0 || t->stage.path == RD_HALO_NCCL)
+            continue;
+        int from = t->w[n].dev, peer = 0;
+        if (t->stage.path == RD_HALO_PEER) {
+            peer = from == w->dev;
+            if (!peer)
+                SB_CUDA(cudaDeviceCanAccessPeer(&peer, from, w->dev));
+            if (peer && from != w->dev) {
+                SB_CUDA(cudaSetDevice(from));
+                cudaError_t e = cudaDeviceEnablePeerAccess(w->dev, 0);
+                if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled)
+                    return sb_fail("enabling peer access from GPU %d to GPU %d: %s", from,
+                                   w->dev, cudaGetErrorString(e));
+                cudaGetLastError(); /* clear "already enabled" */
+            }
+        }
+        w->recv_host[side] = !peer;
+        for (int parity = 0; parity < 2; parity++) {
+            int rc;
+            if (peer) {
+                if ((rc = sb_dev_alloc(&t->env->mem, w->dev, &w->recv[side][parity],
+                                       t->plane_bytes, "halo receive buffer")))
+                    return rc;
+            } else if (host_alloc_near(w->dev, &w->recv[side][parity], t->plane_bytes) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* split=a,b,...: the initial planes per slab, bottom up, instead of the equal split. */
+static int parse_split(rd_mgpu *t)
+{
+    const char *text = sb_param_text(t->env->params, "split"), *s = text;
+    int z = 0, i = 0;
+    for (; *s && i < t->nslabs; i++) {
+        char *end;
+        long planes = strtol(s, &end, 10);
+        if (end == s || planes < 1 || planes > t->cap[i] || (*end && *end != ','))
+            break;
+        t->initial.z[i] = z;
+        z += (int)planes;
+        s = *end ? end + 1 : end;
+    }
+    if (*s || i != t->nslabs || z != t->m->nz)
+        return sb_fail("split=%s: give %d plane counts (one per slab, bottom up, each within what "
+                       "its GPU holds) adding up to the lattice's %d planes",
+                       text, t->nslabs, t->m->nz);
+    t->initial.z[t->nslabs] = z;
+    return 0;
+}
+
+int rd_mgpu_setup(sb_env *env, const void *model, void **state, const rd_mgpu_stage *stage)
+{
+    rd_mgpu *t = (rd_mgpu *)calloc(1, sizeof *t);
+    if (!t)
+        return sb_fail("out of host memory");
+    *state = t;
+    const rd_model *m = (const rd_model *)model;
+    t->env = env;
+    t->m = m;
+    t->stage = *stage;
+    t->ngpus = param_int(env, "gpus") ? param_int(env, "gpus") : env->ndevices;
+    t->nslabs = param_int(env, "slabs") ? param_int(env, "slabs") : t->ngpus;
+    if (t->ngpus > env->ndevices) {
+        sb_fail("gpus=%d: this machine has %d GPU%s", t->ngpus, env->ndevices,
+                env->ndevices == 1 ? "" : "s");
+        return SB_REFUSED;
+    }
+    if (t->nslabs > RD_MAX_SLABS || t->nslabs < t->ngpus)
+        return sb_fail("slabs=%d: use %d to %d slabs on %d GPUs", t->nslabs, t->ngpus,
+                       RD_MAX_SLABS, t->ngpus);
+    if (stage->path == RD_HALO_NCCL && t->nslabs != t->ngpus) {
+        sb_fail("slabs=%d on %d GPUs: NCCL puts one rank on a GPU; leave slabs unset",
+                t->nslabs, t->ngpus);
+        return SB_REFUSED;
+    }
+    t->plane_sites = (size_t)m->nx * m->ny;
+    t->plane_bytes = t->plane_sites * rd_site_bytes(m->format);
+    t->planes_bytes = (size_t)rd_output_nsamples(m) * m->nz * (m->nspecies + 1) * sizeof(uint32_t);
+    long long batch = param_int(env, "balance_steps");
+    t->balance_steps = batch > 0 ? batch : (long long)(0.025 / m->tau + 0.5);
+    if (t->balance_steps < 1)
+        t->balance_steps = 1;
+    t->balance_threshold = sb_param_num(env->params, "balance_threshold");
+    t->split.name = "split_plane";
+    t->split.x_name = "simulated_seconds";
+    t->bar.n = t->nslabs;
+    if (rd_kernels_load(m->format) != 0)
+        return -1;
+    /* caps from each GPU's free memory, then the equal split in whole z-sweep tiles */
+    size_t fixed = (size_t)rd_overflow_capacity(m) * sizeof(uint64_t) + t->planes_bytes +
+                   2 * 2 * t->plane_bytes + (1u << 20);
+    for (int i = 0; i < t->nslabs; i++) {
+        int dev = env->devices[i % t->ngpus];
+        int here = t->nslabs / t->ngpus + (i % t->ngpus < t->nslabs % t->ngpus);
+        t->cap[i] = t->nslabs == 1 ? m->nz : plane_cap(t, dev, here, fixed);
+        if (t->cap[i] < 0)
+            return sb_fail("GPU %d: cannot read its free memory", dev);
+    }
+    if (rd_partition_split(m->nz, t->nslabs, RD_SWEEP_TILE_Z, NULL, t->cap, &t->initial) != 0) {
+        sb_fail_context("%d x %d x %d lattice over %d GPUs", m->nx, m->ny, m->nz, t->nslabs);
+        return SB_REFUSED;
+    }
+    if (sb_param_is_set(env->params, "split") && parse_split(t) != 0)
+        return -1;
+    for (int i = 0; i < t->nslabs; i++) {
+        worker *w = &t->w[i];
+        w->team = t;
+        w->index = i;
+        w->dev = env->devices[i % t->ngpus];
+        int alone = t->nslabs == 1;
+        w->neighbour[BELOW] = alone ? -1 : i > 0 ? i - 1 : m->periodic ? t->nslabs - 1 : -1;
+        w->neighbour[ABOVE] = alone ? -1 : i < t->nslabs - 1 ? i + 1 : m->periodic ? 0 : -1;
+        int rc = open_worker(t, w);
+        if (rc != 0)
+            return rc;
+    }
+    for (int i = 0; i < t->nslabs; i++)
+        if (open_receive_buffers(t, &t->w[i]) != 0)
+            return -1;
+    if (stage->path == RD_HALO_NCCL && t->nslabs > 1) {
+        ncclComm_t comms[RD_MAX_SLABS];
+        SB_NCCL(ncclCommInitAll(comms, t->nslabs, env->devices));
+        for (int i = 0; i < t->nslabs; i++)
+            t->w[i].comm = comms[i];
+    }
+    size_t lattice_bytes = m->nsites * rd_site_bytes(m->format);
+    SB_CUDA(cudaMallocHost(&t->h_lattice, lattice_bytes));
+    t->entries_cap = (size_t)t->nslabs * rd_overflow_capacity(m);
+    t->entries = (uint64_t *)malloc(t->entries_cap * sizeof(uint64_t));
+    if (!t->entries)
+        return sb_fail("out of host memory for %zu overflow entries", t->entries_cap);
+    for (int i = 0; i < t->nslabs; i++) {
+        SB_CUDA(cudaSetDevice(t->w[i].dev));
+        SB_CUDA(cudaStreamSynchronize(t->w[i].st[0]));
+    }
+    return 0;
+}
+
+int rd_mgpu_output(void *state, void *out)
+{
+    rd_mgpu *t = (rd_mgpu *)state;
+    const rd_model *m = t->m;
+    rd_output *o = (rd_output *)out;
+    int w = m->nspecies + 1;
+    size_t n = t->planes_bytes / sizeof(uint32_t);
+    memcpy(o->lattice, t->h_lattice, m->nsites * rd_site_bytes(m->format));
+    memset(o->plane_counts, 0, t->planes_bytes);
+    for (int i = 0; i < t->nslabs; i++) /* each GPU counted the planes it held at the time */
+        for (size_t k = 0; k < n; k++)
+            o->plane_counts[k] += t->w[i].h_planes[k];
+    for (int k = 0; k < o->nsamples; k++)
+        for (int sp = 0; sp < w; sp++) {
+            uint64_t sum = 0;
+            for (int z = 0; z < m->nz; z++)
+                sum += o->plane_counts[((size_t)k * m->nz + z) * w + sp];
+            o->counts[(size_t)k * w + sp] = sum;
+        }
+    o->overflow_particles = t->overflow_particles;
+    o->reactions_fired = t->reactions_fired;
+    return 0;
+}
+
+void rd_mgpu_teardown(void *state)
+{
+    rd_mgpu *t = (rd_mgpu *)state;
+    if (!t)
+        return;
+    for (int i = 0; i < t->nslabs; i++) {
+        worker *w = &t->w[i];
+        if (!w->team)
+            continue;
+        cudaSetDevice(w->dev);
+        if (w->comm)
+            ncclCommDestroy(w->comm);
+        for (int side = 0; side < 2; side++)
+            for (int p = 0; p < 2; p++)
+                if (w->recv_host[side])
+                    cudaFreeHost(w->recv[side][p]);
+        for (int k = 0; k < EV_COUNT; k++)
+            if (w->ev[k])
+                cudaEventDestroy(w->ev[k]);
+        if (w->st[1] && w->st[1] != w->st[0])
+            cudaStreamDestroy(w->st[1]);
+        if (w->st[0])
+            cudaStreamDestroy(w->st[0]);
+        cudaFreeHost(w->h_count);
+        cudaFreeHost(w->h_fired);
+        cudaFreeHost(w->h_entries);
+        cudaFreeHost(w->h_planes);
+    }
+    cudaFreeHost(t->h_lattice);
+    free(t->entries);
+    free(t);
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+void rd_mgpu_report(void *state, sb_report *r)
+{
+    rd_mgpu *t = (rd_mgpu *)state;
+    const rd_model *m = t->m;
+    double floor_step = rd_floor_bytes_per_step(m);
+    size_t lattice_bytes = m->nsites * rd_site_bytes(m->format);
+    r->bytes_moved = floor_step * (double)m->steps + 3.0 * (double)lattice_bytes;
+    r->host_launches = (4.0 + 2.0 * (t->stage.overlap && t->nslabs > 1)) * (double)m->steps *
+                       t->nslabs;
+    r->phases = t->phases;
+    if (t->stage.balance && t->split.n > 0)
+        r->series[r->nseries++] = t->split;
+    int n = t->runs < RD_MGPU_MAX_RUNS ? t->runs : RD_MGPU_MAX_RUNS, first = n > 1;
+    qsort(t->loop_seconds + first, (size_t)(n - first), sizeof(double), compare_doubles);
+    if (n - first > 0) {
+        r->steady.seconds = t->loop_seconds[first + (n - first) / 2];
+        r->steady.items = (double)m->nsites * (double)m->steps;
+        r->steady.bytes = floor_step * (double)m->steps;
+        r->steady.simulated_seconds = (double)m->steps * m->tau;
+        r->steady.runs = n - first;
+    }
+}
