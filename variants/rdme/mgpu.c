@@ -48,7 +48,8 @@
 enum { BELOW, ABOVE };
 /* events of worker 0 in an instrumented step */
 enum { EV_BEGIN, EV_HALO_IN0, EV_HALO_IN1, EV_STEP, EV_X_OWN, EV_HALO_READY, EV_X_HALO, EV_X, EV_Y,
-       EV_Z, EV_EDGES, EV_OUT0, EV_OUT1, EV_REACT, EV_EXCHANGED, EV_END, EV_COUNT };
+       EV_Z, EV_EDGES, EV_OUT0, EV_OUT1, EV_REACT, EV_EXCHANGED, EV_END, EV_WORK0, EV_WORK1,
+       EV_COUNT };
 
 /* A sense-counting spin barrier that adds up one number per thread. The threads spin: each is
  * already spinning in cudaStreamSynchronize, and a sleep would add its wake-up to every step. */
@@ -82,7 +83,7 @@ typedef struct worker {
     int halos_fresh;   /* halos already hold the step's planes (after a host round trip) */
     ncclComm_t comm;
     sb_transfers xfer;
-    double busy;       /* seconds this batch: from the step's start to the GPU done */
+    double busy;       /* seconds this batch of the GPU's own work (events around it) */
     int rc;
     char err[512];
 } worker;
@@ -353,6 +354,8 @@ static int queue_step(worker *w, int cur, long long step, int instrumented)
     int lo = w->neighbour[BELOW] >= 0 ? 0 : own_lo;
     int hi = w->neighbour[ABOVE] >= 0 ? own_hi + 1 : own_hi;
     int split = t->stage.overlap && t->nslabs > 1;
+    if (t->stage.balance)
+        SB_CUDA(cudaEventRecord(w->ev[EV_WORK0], st));
     EV(w, EV_BEGIN, 0);
     EV(w, EV_HALO_IN0, 1);
     if (step > 0 && halos_in(w, in, step - 1) != 0)
@@ -403,6 +406,8 @@ static int queue_step(worker *w, int cur, long long step, int instrumented)
             return -1;
         EV(w, EV_REACT, 0);
     }
+    if (t->stage.balance)
+        SB_CUDA(cudaEventRecord(w->ev[EV_WORK1], st));
     if (instrumented) {
         SB_CUDA(cudaEventRecord(w->ev[EV_EXCHANGED], w->st[1]));
         SB_CUDA(cudaStreamWaitEvent(st, w->ev[EV_EXCHANGED], 0));
@@ -571,14 +576,20 @@ static int simulate(worker *w)
     double per_step = timed > 0 ? 1.0 / (double)timed : 0;
     for (long long step = 0; step < m->steps; step++) {
         int instrumented = t->instrument && w->index == 0 && step < timed;
-        double t0 = sb_now();
         if (queue_step(w, cur, step, instrumented) != 0)
             return -1;
         cur = 1 - cur; /* three sweeps: the lattice ends in the other buffer */
         if (sync_streams(w) != 0)
             return -1;
         double t1 = sb_now();
-        w->busy += t1 - t0;
+        /* the balancer's measure: the GPU's time from the step's start to its last kernel, not
+         * the host's wait, which with NCCL includes the partner's (send/recv meet) */
+        if (t->stage.balance) {
+            double work = elapsed(w, EV_WORK0, EV_WORK1);
+            if (work < 0)
+                return sb_fail("reading the step's events on GPU %d failed", w->dev);
+            w->busy += work;
+        }
         unsigned long long overflowed;
         if (barrier_sum(&t->bar, *w->h_count, &overflowed) != 0)
             return -1;

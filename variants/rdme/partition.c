@@ -52,7 +52,7 @@ int rd_partition_split(int nz, int n, int block, const double *weight, const int
         w[i] = weight ? weight[i] : 1.0;
         if (!(w[i] > 0) || !isfinite(w[i]))
             return sb_fail("GPU %d: weight %g: expected a positive speed", i, w[i]);
-        if (cap && cap[i] < block)
+        if (cap && cap[i] < block && cap[i] < nz)
             return sb_fail("GPU %d holds %d z-planes, less than one block of %d", i, cap[i],
                            block);
         capacity += cap ? cap[i] : nz;
