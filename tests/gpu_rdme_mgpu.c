@@ -8,8 +8,8 @@
  *   gpu_rdme_mgpu N   N GPUs (exit 77, SKIPPED, on fewer): every stage, NCCL included, one slab
  *                     per GPU, and one more slab than GPUs for the others; rebalancing.
  * Rebalancing is forced by a skewed initial split (split=) on a lattice large enough that a
- * GPU's step time follows its planes: the balancer must move the split, and the lattice must
- * come out the same. */
+ * GPU's step time follows its planes: on two GPUs or more the balancer must move the split, and
+ * the lattice must come out the same. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -170,7 +170,10 @@ static void rebalancing(void **unused)
         for (int k = 0; k < z->n; k++)
             printf(" %.0f", z->y[k]);
         printf(" (%d moves); bitwise equal to gpu\n", moves);
-        assert_true(moves >= 1);
+        /* slabs sharing a GPU interleave their kernels and take as long as each other: there the
+         * balancer rightly sees no imbalance */
+        if (ngpus > 1)
+            assert_true(moves >= 1);
         rd_output_free(&got);
         sb_session_close(&session);
     }

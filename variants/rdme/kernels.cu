@@ -339,17 +339,26 @@ __global__ void __launch_bounds__(BLOCK, F::SWEEP_BLOCKS_PER_SM)
     }
 }
 
-/* Reactions, in place, in buffer sites first .. first + nsites - 1: each thread loads
- * REACT_SITES_PER_THREAD sites; the sites that can react (occupied, or any site when a reaction
- * has no reactant) go to a list the block then works through, a thread per site. */
+/* Up to two runs of buffer sites: the first `blocks0` blocks do run 0, the others run 1. */
+typedef struct site_runs {
+    size_t first[2], n[2];
+    unsigned blocks0;
+} site_runs;
+
+/* Reactions, in place, in the sites of `runs`: each thread loads REACT_SITES_PER_THREAD sites;
+ * the sites that can react (occupied, or any site when a reaction has no reactant) go to a list
+ * the block then works through, a thread per site. */
 template <class F>
 __global__ void __launch_bounds__(BLOCK, 6)
-    react(typename F::site_t *lattice, size_t first, size_t nsites,
-          const rd_reaction_table *__restrict__ t, rd_step a, unsigned long long *fired)
+    react(typename F::site_t *lattice, site_runs runs, const rd_reaction_table *__restrict__ t,
+          rd_step a, unsigned long long *fired)
 {
     __shared__ uint16_t active[BLOCK * REACT_SITES_PER_THREAD];
     __shared__ int nactive, nfired;
-    size_t base = first + (size_t)blockIdx.x * BLOCK * REACT_SITES_PER_THREAD, end = first + nsites;
+    int run = blockIdx.x >= runs.blocks0;
+    unsigned block = run ? blockIdx.x - runs.blocks0 : blockIdx.x;
+    size_t base = runs.first[run] + (size_t)block * BLOCK * REACT_SITES_PER_THREAD,
+           end = runs.first[run] + runs.n[run];
     long long delta = (long long)a.nx * a.ny * (a.slab.z0 - a.slab.halo);
     int all = t->has_order0;
     typename F::site_t v[REACT_SITES_PER_THREAD];
@@ -493,15 +502,22 @@ int rd_sweep_z(rd_site_format f, const void *in, void *out, const rd_step *a, cu
 }
 
 template <class F>
-static int launch_react(void *lattice, const rd_step *a, int lo, int hi,
+static int launch_react(void *lattice, const rd_step *a, const int *lo, const int *hi,
                         const rd_reaction_table *t, unsigned long long *fired, cudaStream_t st)
 {
-    size_t plane = (size_t)a->nx * a->ny, nsites = (size_t)(hi - lo) * plane;
-    size_t per_block = (size_t)BLOCK * REACT_SITES_PER_THREAD;
-    if (hi <= lo)
+    size_t plane = (size_t)a->nx * a->ny, per_block = (size_t)BLOCK * REACT_SITES_PER_THREAD;
+    site_runs runs;
+    unsigned blocks[2];
+    for (int r = 0; r < 2; r++) {
+        runs.first[r] = (size_t)lo[r] * plane;
+        runs.n[r] = hi[r] > lo[r] ? (size_t)(hi[r] - lo[r]) * plane : 0;
+        blocks[r] = (unsigned)((runs.n[r] + per_block - 1) / per_block);
+    }
+    runs.blocks0 = blocks[0];
+    if (blocks[0] + blocks[1] == 0)
         return 0;
-    react<F><<<(unsigned)((nsites + per_block - 1) / per_block), BLOCK, 0, st>>>(
-        (typename F::site_t *)lattice, (size_t)lo * plane, nsites, t, *a, fired);
+    react<F><<<blocks[0] + blocks[1], BLOCK, 0, st>>>((typename F::site_t *)lattice, runs, t, *a,
+                                                      fired);
     SB_LAUNCHED("react");
     return 0;
 }
@@ -509,8 +525,18 @@ static int launch_react(void *lattice, const rd_step *a, int lo, int hi,
 int rd_react(rd_site_format f, void *lattice, const rd_step *a, int lo, int hi,
              const rd_reaction_table *table, unsigned long long *fired, cudaStream_t st)
 {
-    return f == RD_PACKED32 ? launch_react<packed32>(lattice, a, lo, hi, table, fired, st)
-                            : launch_react<byte16>(lattice, a, lo, hi, table, fired, st);
+    int los[2] = {lo, 0}, his[2] = {hi, 0};
+    return f == RD_PACKED32 ? launch_react<packed32>(lattice, a, los, his, table, fired, st)
+                            : launch_react<byte16>(lattice, a, los, his, table, fired, st);
+}
+
+int rd_react_edges(rd_site_format f, void *lattice, const rd_step *a,
+                   const rd_reaction_table *table, unsigned long long *fired, cudaStream_t st)
+{
+    int first = a->slab.halo, last = a->slab.halo + a->slab.planes - 1;
+    int los[2] = {first, last}, his[2] = {first + 1, last > first ? last + 1 : last};
+    return f == RD_PACKED32 ? launch_react<packed32>(lattice, a, los, his, table, fired, st)
+                            : launch_react<byte16>(lattice, a, los, his, table, fired, st);
 }
 
 template <class F>

@@ -58,6 +58,10 @@ int rd_sweep_z(rd_site_format f, const void *in, void *out, const rd_step *a, cu
 /* Reactions, in place, in buffer planes lo .. hi - 1 (own planes); fired counts them. */
 int rd_react(rd_site_format f, void *lattice, const rd_step *a, int lo, int hi,
              const rd_reaction_table *table, unsigned long long *fired, cudaStream_t st);
+/* Reactions of the slab's first and last own planes, in one launch (what the neighbours need
+ * first). */
+int rd_react_edges(rd_site_format f, void *lattice, const rd_step *a,
+                   const rd_reaction_table *table, unsigned long long *fired, cudaStream_t st);
 /* Adds the species counts of the slab's own planes to rows z0 .. of planes (nz x (nspecies+1)). */
 int rd_count_planes(rd_site_format f, const void *lattice, const rd_step *a, int nspecies,
                     uint32_t *planes, cudaStream_t st);

@@ -1,6 +1,9 @@
-/* Stage 5: the paper's fig. 2. The x-sweep of the own planes runs while the halos come in on a
- * second stream; the reactions of the edge planes run first, and their copies to the neighbours
- * go out on the second stream while the interior's reactions run. Events order the streams. */
+/* Stage 5: the paper's fig. 2, overlap of copies and compute on two streams ordered by events:
+ * the reactions of the edge planes run first, and their copies to the neighbours go out on the
+ * second stream while the interior's reactions run. The paper also splits the x-sweep, to hide
+ * the copy from its receive buffer into the halo; here (stage 4) the neighbours write the halo
+ * planes themselves, so no such copy is left to hide (splitting it anyway cost 10 % of the step
+ * on two H200s, dividing E. coli at 8 nm). */
 #include "mgpu.h"
 #include "table.h"
 

@@ -1,6 +1,7 @@
-/* Stage 4: halos go GPU to GPU (cudaMemcpyPeerAsync) into a receive buffer on the neighbour, with
- * peer access enabled where the topology allows; a pair that cannot peer falls back to the staged
- * copy of stage 3. */
+/* Stage 4: halos go GPU to GPU (cudaMemcpyPeerAsync, peer access enabled where the topology
+ * allows) straight into the neighbour's halo plane, once the neighbour's y-sweep (the last kernel
+ * that reads its halos) is done: no receive buffer, no local copy. A pair that cannot peer falls
+ * back to the staged copy of stage 3. */
 #include "mgpu.h"
 #include "table.h"
 

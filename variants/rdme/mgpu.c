@@ -3,15 +3,17 @@
  * Slab i of the partition lives on GPU i (or GPU i mod gpus when the slabs= parameter asks for more
  * slabs than GPUs, which tests use to check a decomposition on a small machine). Its buffers hold
  * its own planes and one halo plane each side (kernels.h). A step, per GPU:
- *   halos in   the planes the neighbours sent at the end of the last step go into the halo planes;
  *   sweeps     x and y over own and halo planes (the halo planes redo the neighbour's work with the
  *              same draws), z over own planes, reading the halos;
  *   reactions  own planes;
- *   halos out  the first and last own planes go to the neighbours' receive buffers;
+ *   halos out  the first and last own planes go into the neighbours' halo planes: peer copies or
+ *              NCCL straight there (a peer copy waits on an event for the neighbour's y-sweep, the
+ *              last kernel reading them), or through host buffers the receiver copies in before
+ *              its next step (staged; the buffers alternate with the step's parity, as the
+ *              receiver may still read the last ones);
  *   barrier    the host waits for its GPU, then for the other threads, adding up overflow counts.
  * One halo plane suffices: x and y move nothing across planes, and the z-sweep of an own plane
- * reads only the planes next to it. Receive buffers alternate with the step's parity: a neighbour
- * writes the next step's planes while this GPU may still be reading the last ones.
+ * reads only the planes next to it.
  *
  * Overflow and rebalancing go through the host: every GPU sends its own planes to one lattice in
  * pinned memory, one thread places the particles (or splits the planes anew), every GPU takes its
@@ -46,10 +48,11 @@
     } while (0)
 
 enum { BELOW, ABOVE };
-/* events of worker 0 in an instrumented step */
-enum { EV_BEGIN, EV_HALO_IN0, EV_HALO_IN1, EV_STEP, EV_X_OWN, EV_HALO_READY, EV_X_HALO, EV_X, EV_Y,
-       EV_Z, EV_EDGES, EV_OUT0, EV_OUT1, EV_REACT, EV_EXCHANGED, EV_END, EV_WORK0, EV_WORK1,
-       EV_COUNT };
+/* events of a step: EV_Y_DONE orders the neighbours' copies into this GPU's halo planes, the
+ * EV_WORK pair times the GPU's work for the balancer, the others are recorded on worker 0's GPU in
+ * an instrumented step */
+enum { EV_Y_DONE, EV_WORK0, EV_WORK1, EV_BEGIN, EV_HALO_IN0, EV_HALO_IN1, EV_STEP, EV_X, EV_Y, EV_Z,
+       EV_EDGES, EV_OUT0, EV_OUT1, EV_REACT, EV_EXCHANGED, EV_END, EV_COUNT };
 
 /* A sense-counting spin barrier that adds up one number per thread. The threads spin: each is
  * already spinning in cudaStreamSynchronize, and a sleep would add its wake-up to every step. */
@@ -78,8 +81,10 @@ typedef struct worker {
     unsigned int *h_count;
     uint64_t *h_entries;
     uint32_t *h_planes;
-    void *recv[2][2];  /* [side][step parity]: the plane a neighbour sends for that halo */
-    int recv_host[2];  /* receive buffer of that side is in pinned host memory (staged) */
+    void *recv[2][2];  /* staged sides: [side][step parity], the plane a neighbour sends */
+    int recv_host[2];  /* that side's plane comes through pinned host memory (else the neighbour
+                          writes the halo plane itself, GPU to GPU) */
+    atomic_llong y_step; /* the step whose y-sweep EV_Y_DONE marks */
     int halos_fresh;   /* halos already hold the step's planes (after a host round trip) */
     ncclComm_t comm;
     sb_transfers xfer;
@@ -260,16 +265,33 @@ static char *plane_at(const rd_mgpu *t, void *buffer, int p)
     return (char *)buffer + (size_t)p * t->plane_bytes;
 }
 
-/* The edge planes of `buffer` to the neighbours, for the step after `step`. */
-static int halos_out(worker *w, void *buffer, long long step)
+/* Waits until neighbour n has recorded its y-sweep of `step`; then stream st waits for that
+ * sweep on the GPU: from then on nothing reads or writes n's halo planes until its next step. */
+static int after_neighbour_y(worker *n, long long step, cudaStream_t st)
+{
+    rd_mgpu *t = n->team;
+    for (unsigned spins = 1; atomic_load(&n->y_step) < step; spins++) {
+        if (atomic_load(&t->bar.failed))
+            return sb_fail("stopped: another GPU failed");
+        if (spins % 4096 == 0)
+            sched_yield();
+    }
+    SB_CUDA(cudaStreamWaitEvent(st, n->ev[EV_Y_DONE], 0));
+    return 0;
+}
+
+/* The edge planes of buffer d_lat[out] to the neighbours after step `step`: straight into their
+ * halo planes (peer copies, NCCL), or into their receive buffers in host memory (staged). */
+static int halos_out(worker *w, int out, long long step)
 {
     rd_mgpu *t = w->team;
     cudaStream_t st = w->st[1];
+    void *buffer = w->d_lat[out];
     int first = w->slab.halo, last = w->slab.halo + w->slab.planes - 1;
     if (t->stage.path == RD_HALO_NCCL) {
-        /* Straight into the halo planes of the neighbours' buffers: their receives are on their
-         * streams, after their own reactions. Sends to a neighbour in the order it receives from
-         * this one (matters when both neighbours are the same GPU: two slabs, periodic). */
+        /* Their receives are on their streams, after their own reactions. Sends to a neighbour
+         * in the order it receives from this one (it matters when both neighbours are the same
+         * GPU: two slabs, periodic). */
         SB_NCCL(ncclGroupStart());
         if (w->neighbour[ABOVE] >= 0)
             SB_NCCL(ncclSend(plane_at(t, buffer, last), t->plane_bytes, ncclUint8,
@@ -289,36 +311,41 @@ static int halos_out(worker *w, void *buffer, long long step)
         return 0;
     }
     for (int side = BELOW; side <= ABOVE; side++) {
-        int n = w->neighbour[side];
-        if (n < 0)
+        if (w->neighbour[side] < 0)
             continue;
-        worker *to = &t->w[n];
-        /* my first plane is the halo above of the slab below, my last the halo below of the one above */
+        worker *to = &t->w[w->neighbour[side]];
+        /* my first plane is the halo above of the slab below, my last the halo below of the one
+         * above */
         int their_side = side == BELOW ? ABOVE : BELOW;
-        void *dst = to->recv[their_side][step & 1];
         const void *src = plane_at(t, buffer, side == BELOW ? first : last);
-        int rc = to->recv_host[their_side]
-                     ? sb_copy(&w->xfer, dst, src, t->plane_bytes, cudaMemcpyDeviceToHost, st)
-                     : sb_copy_peer(&w->xfer, dst, to->dev, src, w->dev, t->plane_bytes, st);
+        int rc;
+        if (to->recv_host[their_side])
+            rc = sb_copy(&w->xfer, to->recv[their_side][step & 1], src, t->plane_bytes,
+                         cudaMemcpyDeviceToHost, st);
+        else {
+            /* into the halo plane of the neighbour's buffer that holds this step's result */
+            void *dst = plane_at(t, to->d_lat[out], their_side == BELOW ? 0 : to->slab.planes + 1);
+            rc = after_neighbour_y(to, step, st) ||
+                 sb_copy_peer(&w->xfer, dst, to->dev, src, w->dev, t->plane_bytes, st);
+        }
         if (rc != 0)
             return -1;
     }
     return 0;
 }
 
-/* The planes the neighbours sent after step `step` into the halo planes of `buffer`. */
+/* The planes that came through host memory after step `step` into the halo planes of `buffer`. */
 static int halos_in(worker *w, void *buffer, long long step)
 {
     rd_mgpu *t = w->team;
-    if (t->stage.path == RD_HALO_NCCL || w->halos_fresh)
+    if (w->halos_fresh)
         return 0;
     for (int side = BELOW; side <= ABOVE; side++) {
-        if (w->neighbour[side] < 0)
+        if (w->neighbour[side] < 0 || !w->recv_host[side])
             continue;
         void *dst = plane_at(t, buffer, side == BELOW ? 0 : w->slab.planes + 1);
         if (sb_copy(&w->xfer, dst, w->recv[side][step & 1], t->plane_bytes,
-                    w->recv_host[side] ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToDevice,
-                    w->st[1]) != 0)
+                    cudaMemcpyHostToDevice, w->st[0]) != 0)
             return -1;
     }
     return 0;
@@ -350,45 +377,33 @@ static int queue_step(worker *w, int cur, long long step, int instrumented)
     void *in = w->d_lat[cur], *out = w->d_lat[1 - cur];
     cudaStream_t st = w->st[0];
     const rd_reaction_table *r = w->d_reactions;
-    int h = w->slab.halo, own_lo = h, own_hi = h + w->slab.planes;
+    int own_lo = w->slab.halo, own_hi = w->slab.halo + w->slab.planes;
     int lo = w->neighbour[BELOW] >= 0 ? 0 : own_lo;
     int hi = w->neighbour[ABOVE] >= 0 ? own_hi + 1 : own_hi;
     int split = t->stage.overlap && t->nslabs > 1;
     if (t->stage.balance)
         SB_CUDA(cudaEventRecord(w->ev[EV_WORK0], st));
     EV(w, EV_BEGIN, 0);
-    EV(w, EV_HALO_IN0, 1);
+    EV(w, EV_HALO_IN0, 0);
     if (step > 0 && halos_in(w, in, step - 1) != 0)
         return -1;
     w->halos_fresh = 0;
-    EV(w, EV_HALO_IN1, 1);
+    EV(w, EV_HALO_IN1, 0);
     EV(w, EV_STEP, 0);
-    /* x: with overlap, the own planes under the halo copies, then the halo planes */
-    if (rd_sweep_planes(f, 0, in, out, &a, split ? own_lo : lo, split ? own_hi : hi, st) != 0)
-        return -1;
-    EV(w, EV_X_OWN, 0);
-    if (split) {
-        SB_CUDA(cudaEventRecord(w->ev[EV_HALO_READY], w->st[1]));
-        SB_CUDA(cudaStreamWaitEvent(st, w->ev[EV_HALO_READY], 0));
-    }
-    EV(w, EV_X_HALO, 0);
-    if (split && (rd_sweep_planes(f, 0, in, out, &a, lo, own_lo, st) != 0 ||
-                  rd_sweep_planes(f, 0, in, out, &a, own_hi, hi, st) != 0))
+    if (rd_sweep_planes(f, 0, in, out, &a, lo, hi, st) != 0)
         return -1;
     EV(w, EV_X, 0);
     if (rd_sweep_planes(f, 1, out, in, &a, lo, hi, st) != 0)
         return -1;
+    SB_CUDA(cudaEventRecord(w->ev[EV_Y_DONE], st));
+    atomic_store(&w->y_step, step);
     EV(w, EV_Y, 0);
     if (rd_sweep_z(f, in, out, &a, st) != 0)
         return -1;
     EV(w, EV_Z, 0);
-    /* reactions: with overlap, the edge planes first, their copies under the interior's */
-    int mid_lo = own_lo, mid_hi = own_hi;
     if (split) {
-        mid_lo = own_lo + 1 < own_hi ? own_lo + 1 : own_hi;
-        mid_hi = own_hi - 1 > mid_lo ? own_hi - 1 : mid_lo;
-        if (rd_react(f, out, &a, own_lo, mid_lo, r, w->d_fired, st) != 0 ||
-            rd_react(f, out, &a, mid_hi, own_hi, r, w->d_fired, st) != 0)
+        /* the edge planes first: their copies go out under the interior's reactions */
+        if (rd_react_edges(f, out, &a, r, w->d_fired, st) != 0)
             return -1;
         SB_CUDA(cudaEventRecord(w->ev[EV_EDGES], st));
         SB_CUDA(cudaStreamWaitEvent(w->st[1], w->ev[EV_EDGES], 0));
@@ -398,11 +413,11 @@ static int queue_step(worker *w, int cur, long long step, int instrumented)
         EV(w, EV_REACT, 0);
     }
     EV(w, EV_OUT0, 1);
-    if (t->nslabs > 1 && halos_out(w, out, step) != 0)
+    if (t->nslabs > 1 && halos_out(w, 1 - cur, step) != 0)
         return -1;
     EV(w, EV_OUT1, 1);
     if (split) {
-        if (rd_react(f, out, &a, mid_lo, mid_hi, r, w->d_fired, st) != 0)
+        if (rd_react(f, out, &a, own_lo + 1, own_hi - 1, r, w->d_fired, st) != 0)
             return -1;
         EV(w, EV_REACT, 0);
     }
@@ -424,17 +439,16 @@ static double elapsed(const worker *w, int from, int to)
 }
 
 /* An instrumented step's timeline (worker 0's GPU) added to the phases: the kernels, the halo
- * copies, and how much of the step the copies added (the GPU's span beyond its kernels: halo-in
- * before the sweeps or a wait for it, halo-out after the last kernel). */
+ * copies, and how much of the step the copies added (the GPU's span beyond its kernels: copies in
+ * before the sweeps, copies out after the last kernel). */
 static int add_phases(worker *w, double per_step)
 {
     rd_mgpu *t = w->team;
-    double x = elapsed(w, EV_STEP, EV_X_OWN) + elapsed(w, EV_X_HALO, EV_X);
+    double x = elapsed(w, EV_STEP, EV_X);
     double y = elapsed(w, EV_X, EV_Y), z = elapsed(w, EV_Y, EV_Z);
     double react = elapsed(w, EV_Z, EV_REACT);
     double copies = elapsed(w, EV_HALO_IN0, EV_HALO_IN1) + elapsed(w, EV_OUT0, EV_OUT1);
-    double exposed = elapsed(w, EV_BEGIN, EV_STEP) + elapsed(w, EV_X_OWN, EV_X_HALO) +
-                     elapsed(w, EV_REACT, EV_END);
+    double exposed = elapsed(w, EV_BEGIN, EV_STEP) + elapsed(w, EV_REACT, EV_END);
     if (x < 0 || y < 0 || z < 0 || react < 0 || copies < 0 || exposed < 0)
         return sb_fail("reading the step's events on GPU %d failed", w->dev);
     sb_phase_add(&t->phases, "x-sweep per step", x * per_step);
@@ -654,6 +668,8 @@ int rd_mgpu_run(void *state)
     atomic_store(&t->bar.arrived, 0);
     atomic_store(&t->bar.sum[0], 0);
     atomic_store(&t->bar.sum[1], 0);
+    for (int i = 0; i < t->nslabs; i++)
+        atomic_store(&t->w[i].y_step, -1);
     int started = 0;
     for (; started < t->nslabs; started++)
         if (pthread_create(&th[started], NULL, worker_main, &t->w[started]) != 0) {
@@ -779,8 +795,9 @@ static int open_worker(rd_mgpu *t, worker *w)
     return 0;
 }
 
-/* Receive buffers: on the receiving GPU when the sender can reach it (peer path), else in pinned
- * host memory on the receiving GPU's NUMA node, as the paper places its staging buffers. */
+/* How each halo of w arrives: written by the neighbour GPU itself when it can reach w's memory
+ * (peer path; peer access enabled), else through receive buffers in pinned host memory on w's
+ * NUMA node, as the paper places its staging buffers. */
 static int open_receive_buffers(rd_mgpu *t, worker *w)
 {
     for (int side = BELOW; side <= ABOVE; side++) {
@@ -802,15 +819,9 @@ static int open_receive_buffers(rd_mgpu *t, worker *w)
             }
         }
         w->recv_host[side] = !peer;
-        for (int parity = 0; parity < 2; parity++) {
-            int rc;
-            if (peer) {
-                if ((rc = sb_dev_alloc(&t->env->mem, w->dev, &w->recv[side][parity],
-                                       t->plane_bytes, "halo receive buffer")))
-                    return rc;
-            } else if (host_alloc_near(w->dev, &w->recv[side][parity], t->plane_bytes) != 0)
+        for (int parity = 0; !peer && parity < 2; parity++)
+            if (host_alloc_near(w->dev, &w->recv[side][parity], t->plane_bytes) != 0)
                 return -1;
-        }
     }
     return 0;
 }
