@@ -28,8 +28,8 @@
 
 extern const sb_workload sb_workload_rdme;
 
-static const char *exchange_stages[] = {"mgpu-staged", "mgpu-peer", "mgpu-peer-overlap",
-                                        "mgpu-balanced", "mgpu-nccl"};
+static const char *exchange_stages[] = {"mgpu-staged", "mgpu-peer",     "mgpu-peer-overlap",
+                                        "mgpu-balanced", "mgpu-nccl", "gpu-graph"};
 #define NSTAGES (sizeof exchange_stages / sizeof *exchange_stages)
 static int ngpus; /* GPUs the test uses: 1, or the N asked for */
 static int devices[SB_MAX_DEVICES];

@@ -232,6 +232,8 @@ __global__ void __launch_bounds__(BLOCK, F::SWEEP_BLOCKS_PER_SM)
     __shared__ uint16_t busy[T::TW * T::TH];
     __shared__ int noccupied, nbusy;
     const uint8_t *__restrict__ types = a.types;
+    if (a.step_at)
+        a.step = *a.step_at;
     int len = AXIS == 0 ? a.nx : AXIS == 1 ? a.ny : a.slab.planes; /* along the swept axis */
     /* the tile's second in-plane axis v: y for the x-sweep, the swept axis otherwise */
     int vlen = AXIS == 0 ? a.ny : len;
@@ -361,6 +363,8 @@ __global__ void __launch_bounds__(BLOCK, 6)
            end = runs.first[run] + runs.n[run];
     long long delta = (long long)a.nx * a.ny * (a.slab.z0 - a.slab.halo);
     int all = t->has_order0;
+    if (a.step_at)
+        a.step = *a.step_at;
     typename F::site_t v[REACT_SITES_PER_THREAD];
 #pragma unroll
     for (int k = 0; k < REACT_SITES_PER_THREAD; k++) {
@@ -438,7 +442,35 @@ __global__ void count_planes(const typename F::site_t *__restrict__ lattice, rd_
             atomicAdd(&row[sp], tally[sp]);
 }
 
+__global__ void step_done(cudaGraphConditionalHandle loop, long long *step, const long long *stop,
+                          const unsigned int *overflow_count)
+{
+    long long s = *step + 1;
+    *step = s;
+    cudaGraphSetConditional(loop, *overflow_count == 0 && s < *stop);
+}
+
+__global__ void step_advance(long long *step)
+{
+    *step += 1;
+}
+
 /* ---- launches ---- */
+
+int rd_graph_step_done(cudaGraphConditionalHandle loop, long long *step, const long long *stop,
+                       const unsigned int *overflow_count, cudaStream_t st)
+{
+    step_done<<<1, 1, 0, st>>>(loop, step, stop, overflow_count);
+    SB_LAUNCHED("step_done");
+    return 0;
+}
+
+int rd_graph_step_advance(long long *step, cudaStream_t st)
+{
+    step_advance<<<1, 1, 0, st>>>(step);
+    SB_LAUNCHED("step_advance");
+    return 0;
+}
 
 /* Room for one particle per site (more than one step overflows in practice: a site gains at
  * most what its two neighbours hold, and overflow makes room), up to 2^24 entries (128 MiB). */
@@ -457,6 +489,8 @@ template <class F> static int load(void)
     SB_CUDA(cudaFuncGetAttributes(&attr, sweep<F, 2>));
     SB_CUDA(cudaFuncGetAttributes(&attr, react<F>));
     SB_CUDA(cudaFuncGetAttributes(&attr, count_planes<F>));
+    SB_CUDA(cudaFuncGetAttributes(&attr, step_done));
+    SB_CUDA(cudaFuncGetAttributes(&attr, step_advance));
     return 0;
 }
 

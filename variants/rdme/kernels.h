@@ -26,7 +26,9 @@ typedef struct rd_slab {
     int z0, planes, halo;
 } rd_slab;
 
-/* What every kernel needs to know of a step. types: byte16 only, laid out like the buffer. */
+/* What every kernel needs to know of a step. types: byte16 only, laid out like the buffer.
+ * step_at: when set, the kernels read the step from there (device memory) instead of `step`, so
+ * that one captured CUDA graph serves every step. */
 typedef struct rd_step {
     uint32_t seed;
     long long step;
@@ -35,6 +37,7 @@ typedef struct rd_step {
     const uint32_t *threshold;
     const uint8_t *types;
     rd_overflow_sink sink;
+    const long long *step_at;
 } rd_step;
 
 #ifdef __cplusplus
@@ -62,6 +65,13 @@ int rd_react(rd_site_format f, void *lattice, const rd_step *a, int lo, int hi,
  * first). */
 int rd_react_edges(rd_site_format f, void *lattice, const rd_step *a,
                    const rd_reaction_table *table, unsigned long long *fired, cudaStream_t st);
+/* CUDA graphs (stage gpu-graph). Ends a step in the body of a graph's while-loop: advances the
+ * step count in device memory and keeps looping while nothing overflowed and the count is below
+ * *stop. */
+int rd_graph_step_done(cudaGraphConditionalHandle loop, long long *step, const long long *stop,
+                       const unsigned int *overflow_count, cudaStream_t st);
+/* Ends a step of a graph launched once per step: advances the step count. */
+int rd_graph_step_advance(long long *step, cudaStream_t st);
 /* Adds the species counts of the slab's own planes to rows z0 .. of planes (nz x (nspecies+1)). */
 int rd_count_planes(rd_site_format f, const void *lattice, const rd_step *a, int nspecies,
                     uint32_t *planes, cudaStream_t st);

@@ -72,7 +72,7 @@ typedef struct worker {
     rd_slab slab;       /* now */
     rd_slab types_slab; /* the slab d_types was loaded for */
     int neighbour[2];   /* slab below and above; -1 at a reflecting edge or alone */
-    void *d_init, *d_lat[2];
+    void *d_init, *d_lat[3]; /* the third: graphs, whose steps end where they start */
     uint8_t *d_types;
     uint32_t *d_threshold, *d_planes;
     rd_reaction_table *d_reactions;
@@ -87,6 +87,10 @@ typedef struct worker {
     atomic_llong y_step; /* the step whose y-sweep EV_Y_DONE marks */
     int halos_fresh;   /* halos already hold the step's planes (after a host round trip) */
     ncclComm_t comm;
+    /* graphs: [0] a whole step (one GPU: a while-loop over steps) or x and y; [1] the rest */
+    cudaGraph_t graph[2];
+    cudaGraphExec_t exec[2];
+    long long *d_step, *h_step, *d_stop, *h_stop; /* the step count the kernels read; the loop's end */
     sb_transfers xfer;
     double busy;       /* seconds this batch of the GPU's own work (events around it) */
     int rc;
@@ -357,7 +361,7 @@ static rd_step step_of(const worker *w, long long step)
 {
     const rd_model *m = w->team->m;
     rd_step a = {m->seed, step, m->nx, m->ny, m->nz, m->periodic, w->slab,
-                 w->d_threshold, w->d_types, w->sink};
+                 w->d_threshold, w->d_types, w->sink, NULL};
     return a;
 }
 
@@ -555,6 +559,152 @@ static int count_sample(worker *w, const void *lattice, int sample)
                            w->d_planes + (size_t)sample * m->nz * (m->nspecies + 1), w->st[0]);
 }
 
+/* ---- CUDA graphs ---- */
+
+/* One step with three buffers, so that it ends in the buffer it starts from (A): x A->B, y B->C,
+ * z C->A, reactions in A; a graph captured once then serves every step. With one slab the step is
+ * the body of a while-loop the GPU runs until a particle overflows, a sample is due or the run
+ * ends: no host round trip per step. With several, a step is two graphs, x and y, then the rest,
+ * and the host launches the second once the neighbours have launched their first: the halo copies
+ * in it wait on the neighbours' y-sweep events. */
+static int capture_graphs(worker *w)
+{
+    rd_mgpu *t = w->team;
+    rd_site_format f = t->m->format;
+    rd_step a = step_of(w, 0);
+    a.step_at = w->d_step;
+    void *A = w->d_lat[0], *B = w->d_lat[1], *C = w->d_lat[2];
+    cudaStream_t st = w->st[0];
+    int own_lo = w->slab.halo, own_hi = w->slab.halo + w->slab.planes;
+    int lo = w->neighbour[BELOW] >= 0 ? 0 : own_lo;
+    int hi = w->neighbour[ABOVE] >= 0 ? own_hi + 1 : own_hi;
+    const rd_reaction_table *r = w->d_reactions;
+    SB_CUDA(cudaSetDevice(w->dev));
+    if (t->nslabs == 1) {
+        cudaGraphConditionalHandle loop;
+        SB_CUDA(cudaGraphCreate(&w->graph[0], 0));
+        SB_CUDA(cudaGraphConditionalHandleCreate(&loop, w->graph[0], 1, cudaGraphCondAssignDefault));
+        struct cudaGraphNodeParams p;
+        memset(&p, 0, sizeof p);
+        p.type = cudaGraphNodeTypeConditional;
+        p.conditional.handle = loop;
+        p.conditional.type = cudaGraphCondTypeWhile;
+        p.conditional.size = 1;
+        cudaGraphNode_t node;
+        SB_CUDA(cudaGraphAddNode(&node, w->graph[0], NULL, NULL, 0, &p));
+        cudaGraph_t body = p.conditional.phGraph_out[0];
+        SB_CUDA(cudaStreamBeginCaptureToGraph(st, body, NULL, NULL, 0,
+                                              cudaStreamCaptureModeThreadLocal));
+        int rc = rd_sweep_planes(f, 0, A, B, &a, lo, hi, st) ||
+                 rd_sweep_planes(f, 1, B, C, &a, lo, hi, st) || rd_sweep_z(f, C, A, &a, st) ||
+                 rd_react(f, A, &a, own_lo, own_hi, r, w->d_fired, st) ||
+                 rd_graph_step_done(loop, w->d_step, w->d_stop, w->sink.count, st);
+        cudaError_t e = cudaStreamEndCapture(st, &body);
+        if (rc != 0)
+            return -1;
+        SB_CUDA(e);
+        SB_CUDA(cudaGraphInstantiate(&w->exec[0], w->graph[0], 0));
+        return 0;
+    }
+    SB_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+    int rc = rd_sweep_planes(f, 0, A, B, &a, lo, hi, st) ||
+             rd_sweep_planes(f, 1, B, C, &a, lo, hi, st);
+    cudaError_t e = cudaEventRecordWithFlags(w->ev[EV_Y_DONE], st, cudaEventRecordExternal);
+    cudaError_t end = cudaStreamEndCapture(st, &w->graph[0]);
+    if (rc != 0)
+        return -1;
+    SB_CUDA(e);
+    SB_CUDA(end);
+    SB_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+    rc = rd_sweep_z(f, C, A, &a, st) || rd_react_edges(f, A, &a, r, w->d_fired, st);
+    /* the edge planes out on the second stream, under the interior's reactions */
+    e = rc ? cudaSuccess : cudaEventRecord(w->ev[EV_EDGES], st);
+    if (e == cudaSuccess && !rc)
+        e = cudaStreamWaitEvent(w->st[1], w->ev[EV_EDGES], 0);
+    for (int side = BELOW; side <= ABOVE && e == cudaSuccess && !rc; side++) {
+        if (w->neighbour[side] < 0)
+            continue;
+        worker *to = &t->w[w->neighbour[side]];
+        int their_side = side == BELOW ? ABOVE : BELOW;
+        e = cudaStreamWaitEvent(w->st[1], to->ev[EV_Y_DONE], cudaEventWaitExternal);
+        if (e == cudaSuccess)
+            e = cudaMemcpyPeerAsync(plane_at(t, to->d_lat[0],
+                                             their_side == BELOW ? 0 : to->slab.planes + 1),
+                                    to->dev,
+                                    plane_at(t, A, side == BELOW ? own_lo : own_hi - 1), w->dev,
+                                    t->plane_bytes, w->st[1]);
+    }
+    if (e == cudaSuccess && !rc)
+        rc = rd_react(f, A, &a, own_lo + 1, own_hi - 1, r, w->d_fired, st) ||
+             rd_graph_step_advance(w->d_step, st);
+    if (e == cudaSuccess && !rc) /* join the second stream */
+        e = cudaEventRecord(w->ev[EV_OUT1], w->st[1]);
+    if (e == cudaSuccess && !rc)
+        e = cudaStreamWaitEvent(st, w->ev[EV_OUT1], 0);
+    end = cudaStreamEndCapture(st, &w->graph[1]);
+    if (rc != 0)
+        return -1;
+    SB_CUDA(e);
+    SB_CUDA(end);
+    SB_CUDA(cudaGraphInstantiate(&w->exec[0], w->graph[0], 0));
+    SB_CUDA(cudaGraphInstantiate(&w->exec[1], w->graph[1], 0));
+    return 0;
+}
+
+/* The step loop with graphs; the state stays in d_lat[0]. */
+static int simulate_graphs(worker *w, int *sample)
+{
+    rd_mgpu *t = w->team;
+    const rd_model *m = t->m;
+    int nsamples = rd_output_nsamples(m), halos = 0;
+    for (int side = BELOW; side <= ABOVE; side++)
+        halos += w->neighbour[side] >= 0;
+    for (long long step = 0; step < m->steps;) {
+        long long next = step + 1;
+        if (t->nslabs == 1) {
+            /* the GPU loops until an overflow, the next sample or the end */
+            *w->h_stop = *sample < nsamples ? rd_output_sample_step(m, *sample) : m->steps;
+            if (sb_copy(&w->xfer, w->d_stop, w->h_stop, sizeof *w->h_stop,
+                        cudaMemcpyHostToDevice, w->st[0]) != 0)
+                return -1;
+            SB_CUDA(cudaGraphLaunch(w->exec[0], w->st[0]));
+            if (sb_copy(&w->xfer, w->h_step, w->d_step, sizeof *w->h_step,
+                        cudaMemcpyDeviceToHost, w->st[0]) != 0)
+                return -1;
+        } else {
+            SB_CUDA(cudaGraphLaunch(w->exec[0], w->st[0]));
+            atomic_store(&w->y_step, step);
+            for (int side = BELOW; side <= ABOVE; side++) /* their y-sweep events recorded */
+                for (unsigned spins = 1; w->neighbour[side] >= 0 &&
+                                         atomic_load(&t->w[w->neighbour[side]].y_step) < step;
+                     spins++) {
+                    if (atomic_load(&t->bar.failed))
+                        return sb_fail("stopped: another GPU failed");
+                    if (spins % 4096 == 0)
+                        sched_yield();
+                }
+            SB_CUDA(cudaGraphLaunch(w->exec[1], w->st[0]));
+            w->xfer.peer += (uint64_t)halos * t->plane_bytes;
+        }
+        if (sb_copy(&w->xfer, w->h_count, w->sink.count, sizeof *w->h_count,
+                    cudaMemcpyDeviceToHost, w->st[0]) != 0)
+            return -1;
+        SB_CUDA(cudaStreamSynchronize(w->st[0]));
+        if (t->nslabs == 1)
+            next = *w->h_step;
+        unsigned long long overflowed;
+        if (barrier_sum(&t->bar, *w->h_count, &overflowed) != 0)
+            return -1;
+        if (overflowed && resolve_overflow(w, 0) != 0)
+            return -1;
+        step = next;
+        if (*sample < nsamples && rd_output_sample_step(m, *sample) == step &&
+            count_sample(w, w->d_lat[0], (*sample)++) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* ---- a run: one thread per slab ---- */
 
 static int simulate(worker *w)
@@ -588,7 +738,12 @@ static int simulate(worker *w)
         t->loop_start = sb_now();
     long long timed = m->steps < RD_INSTRUMENTED_STEPS ? m->steps : RD_INSTRUMENTED_STEPS;
     double per_step = timed > 0 ? 1.0 / (double)timed : 0;
-    for (long long step = 0; step < m->steps; step++) {
+    if (t->stage.graph) {
+        SB_CUDA(cudaMemsetAsync(w->d_step, 0, sizeof *w->d_step, w->st[0]));
+        if (simulate_graphs(w, &sample) != 0)
+            return -1;
+    }
+    for (long long step = 0; step < m->steps && !t->stage.graph; step++) {
         int instrumented = t->instrument && w->index == 0 && step < timed;
         if (queue_step(w, cur, step, instrumented) != 0)
             return -1;
@@ -764,6 +919,15 @@ static int open_worker(rd_mgpu *t, worker *w)
                            (size_t)cap * sizeof(uint64_t), "overflow list")))
         return rc;
     w->sink.capacity = cap;
+    if (t->stage.graph &&
+        ((rc = sb_dev_alloc(&env->mem, dev, &w->d_lat[2], buffer_bytes, "slab")) ||
+         (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_step, sizeof *w->d_step, "step")) ||
+         (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_stop, sizeof *w->d_stop, "last step"))))
+        return rc;
+    if (t->stage.graph) {
+        SB_CUDA(cudaMallocHost((void **)&w->h_step, sizeof *w->h_step));
+        SB_CUDA(cudaMallocHost((void **)&w->h_stop, sizeof *w->h_stop));
+    }
     if (m->format == RD_BYTE16 &&
         (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_types,
                            (size_t)buffer_planes * t->plane_sites, "site types")))
@@ -923,6 +1087,17 @@ int rd_mgpu_setup(sb_env *env, const void *model, void **state, const rd_mgpu_st
         for (int i = 0; i < t->nslabs; i++)
             t->w[i].comm = comms[i];
     }
+    for (int i = 0; stage->graph && i < t->nslabs; i++) {
+        worker *w = &t->w[i];
+        if (w->recv_host[BELOW] || w->recv_host[ABOVE]) {
+            sb_fail("GPU %d cannot reach its neighbours' memory (no peer access): the graph stage "
+                    "needs it; run mgpu-peer-overlap",
+                    w->dev);
+            return SB_REFUSED;
+        }
+        if (capture_graphs(w) != 0)
+            return -1;
+    }
     size_t lattice_bytes = m->nsites * rd_site_bytes(m->format);
     SB_CUDA(cudaMallocHost(&t->h_lattice, lattice_bytes));
     t->entries_cap = (size_t)t->nslabs * rd_overflow_capacity(m);
@@ -976,6 +1151,14 @@ void rd_mgpu_teardown(void *state)
             for (int p = 0; p < 2; p++)
                 if (w->recv_host[side])
                     cudaFreeHost(w->recv[side][p]);
+        for (int k = 0; k < 2; k++) {
+            if (w->exec[k])
+                cudaGraphExecDestroy(w->exec[k]);
+            if (w->graph[k])
+                cudaGraphDestroy(w->graph[k]);
+        }
+        cudaFreeHost(w->h_step);
+        cudaFreeHost(w->h_stop);
         for (int k = 0; k < EV_COUNT; k++)
             if (w->ev[k])
                 cudaEventDestroy(w->ev[k]);

@@ -19,6 +19,7 @@ typedef struct rd_mgpu_stage {
     rd_halo_path path;
     int overlap; /* edge work first, its copies on a second stream under the interior's */
     int balance; /* the split moves with the GPUs' step times */
+    int graph;   /* steps as CUDA graphs (one GPU: a device-side loop over steps); peer path */
 } rd_mgpu_stage;
 
 int rd_mgpu_setup(sb_env *env, const void *model, void **state, const rd_mgpu_stage *stage);

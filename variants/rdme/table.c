@@ -21,15 +21,21 @@ const sb_variant rd_variants[RD_NVARIANTS] = {
      "z-slabs over the GPUs, a host thread each, halo planes through pinned host buffers every "
      "step, a barrier adding up overflow",
      PAPER ", Implementation (spatial decomposition; unpeered copies)", MGPU, &rd_mgpu_staged_ops},
-    {"mgpu-peer", 4, "halo planes GPU to GPU (cudaMemcpyPeerAsync), staged where a pair cannot peer",
+    {"mgpu-peer", 4,
+     "halo planes GPU to GPU (cudaMemcpyPeerAsync) straight into the neighbour's halo once its "
+     "y-sweep is done (an event); staged where a pair cannot peer",
      PAPER ", Implementation (peer-to-peer copies), fig. 4", MGPU, &rd_mgpu_peer_ops},
     {"mgpu-peer-overlap", 5,
-     "x-sweep and reactions split into halo and interior parts on two streams: copies under "
-     "compute",
+     "reactions of the edge planes first, their copies on a second stream under the interior's "
+     "reactions",
      PAPER ", Implementation (overlap), fig. 2", MGPU, &rd_mgpu_peer_overlap_ops},
     {"mgpu-balanced", 6,
      "the split moves in whole z tiles when batch-averaged GPU step times differ, within memory",
      PAPER ", Implementation (load balancing), fig. 8", MGPU, &rd_mgpu_balanced_ops},
     {"mgpu-nccl", 7, "halo planes by NCCL send/recv straight into the neighbours' halos",
      "beyond the paper", MGPU, &rd_mgpu_nccl_ops},
+    {"gpu-graph", 9,
+     "steps as CUDA graphs: one GPU loops over steps on the device (conditional node); several "
+     "launch two graphs per step",
+     "beyond the paper", MGPU, &rd_gpu_graph_ops},
 };
