@@ -606,46 +606,45 @@ static int capture_graphs(worker *w)
         SB_CUDA(cudaGraphInstantiate(&w->exec[0], w->graph[0], 0));
         return 0;
     }
+    /* Captures go on to their end after an error (the first is kept), so that no stream is
+     * left capturing. */
+    cudaError_t e = cudaSuccess;
+#define KEEP(call)                                                                                 \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e == cudaSuccess)                                                                      \
+            e = e_;                                                                                \
+    } while (0)
     SB_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
     int rc = rd_sweep_planes(f, 0, A, B, &a, lo, hi, st) ||
              rd_sweep_planes(f, 1, B, C, &a, lo, hi, st);
-    cudaError_t e = cudaEventRecordWithFlags(w->ev[EV_Y_DONE], st, cudaEventRecordExternal);
-    cudaError_t end = cudaStreamEndCapture(st, &w->graph[0]);
-    if (rc != 0)
-        return -1;
-    SB_CUDA(e);
-    SB_CUDA(end);
+    KEEP(cudaEventRecordWithFlags(w->ev[EV_Y_DONE], st, cudaEventRecordExternal));
+    KEEP(cudaStreamEndCapture(st, &w->graph[0]));
     SB_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
-    rc = rd_sweep_z(f, C, A, &a, st) || rd_react_edges(f, A, &a, r, w->d_fired, st);
-    /* the edge planes out on the second stream, under the interior's reactions */
-    e = rc ? cudaSuccess : cudaEventRecord(w->ev[EV_EDGES], st);
-    if (e == cudaSuccess && !rc)
-        e = cudaStreamWaitEvent(w->st[1], w->ev[EV_EDGES], 0);
-    for (int side = BELOW; side <= ABOVE && e == cudaSuccess && !rc; side++) {
+    rc = rc || rd_sweep_z(f, C, A, &a, st) || rd_react_edges(f, A, &a, r, w->d_fired, st);
+    /* the edge planes out on the second stream, under the interior's reactions; a copy between
+     * devices is captured as cudaMemcpyAsync over unified addresses (the peer call is not) */
+    KEEP(cudaEventRecord(w->ev[EV_EDGES], st));
+    KEEP(cudaStreamWaitEvent(w->st[1], w->ev[EV_EDGES], 0));
+    for (int side = BELOW; side <= ABOVE; side++) {
         if (w->neighbour[side] < 0)
             continue;
         worker *to = &t->w[w->neighbour[side]];
         int their_side = side == BELOW ? ABOVE : BELOW;
-        e = cudaStreamWaitEvent(w->st[1], to->ev[EV_Y_DONE], cudaEventWaitExternal);
-        if (e == cudaSuccess)
-            e = cudaMemcpyPeerAsync(plane_at(t, to->d_lat[0],
-                                             their_side == BELOW ? 0 : to->slab.planes + 1),
-                                    to->dev,
-                                    plane_at(t, A, side == BELOW ? own_lo : own_hi - 1), w->dev,
-                                    t->plane_bytes, w->st[1]);
+        KEEP(cudaStreamWaitEvent(w->st[1], to->ev[EV_Y_DONE], cudaEventWaitExternal));
+        KEEP(cudaMemcpyAsync(plane_at(t, to->d_lat[0], their_side == BELOW ? 0 : to->slab.planes + 1),
+                             plane_at(t, A, side == BELOW ? own_lo : own_hi - 1), t->plane_bytes,
+                             cudaMemcpyDefault, w->st[1]));
     }
-    if (e == cudaSuccess && !rc)
-        rc = rd_react(f, A, &a, own_lo + 1, own_hi - 1, r, w->d_fired, st) ||
-             rd_graph_step_advance(w->d_step, st);
-    if (e == cudaSuccess && !rc) /* join the second stream */
-        e = cudaEventRecord(w->ev[EV_OUT1], w->st[1]);
-    if (e == cudaSuccess && !rc)
-        e = cudaStreamWaitEvent(st, w->ev[EV_OUT1], 0);
-    end = cudaStreamEndCapture(st, &w->graph[1]);
+    rc = rc || rd_react(f, A, &a, own_lo + 1, own_hi - 1, r, w->d_fired, st) ||
+         rd_graph_step_advance(w->d_step, st);
+    KEEP(cudaEventRecord(w->ev[EV_OUT1], w->st[1])); /* join the second stream */
+    KEEP(cudaStreamWaitEvent(st, w->ev[EV_OUT1], 0));
+    KEEP(cudaStreamEndCapture(st, &w->graph[1]));
+#undef KEEP
     if (rc != 0)
         return -1;
     SB_CUDA(e);
-    SB_CUDA(end);
     SB_CUDA(cudaGraphInstantiate(&w->exec[0], w->graph[0], 0));
     SB_CUDA(cudaGraphInstantiate(&w->exec[1], w->graph[1], 0));
     return 0;
