@@ -1,7 +1,9 @@
 /* stagebench run <workload> ...: every selected variant at one parameter point, into one records
  * file (JSON + CSV). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../harness/context.h"
 #include "../harness/error.h"
@@ -26,6 +28,17 @@ static int fail(void)
 {
     fprintf(stderr, "stagebench run: %s\n", sb_error());
     return 2;
+}
+
+/* Under mpirun every process runs the same command (the mpi stage's processes meet inside its
+ * runs); the first prints and writes, the others keep their records to themselves. */
+static int process_rank(void)
+{
+    const char *names[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (getenv(names[i]))
+            return atoi(getenv(names[i]));
+    return 0;
 }
 
 int sb_cmd_run(int argc, char **argv)
@@ -106,7 +119,15 @@ int sb_cmd_run(int argc, char **argv)
         return fail();
 
     char path[4096];
-    if (out)
+    int rank = process_rank();
+    if (rank > 0) { /* a private file, removed below */
+        const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+        snprintf(path, sizeof path, "%s/stagebench-rank%d-%ld.json", tmp, rank, (long)getpid());
+        point.dump_output = NULL;
+        point.quiet = quiet = 1;
+        if (!freopen("/dev/null", "w", stdout))
+            return fail();
+    } else if (out)
         snprintf(path, sizeof path, "%s", out);
     else
         sb_default_run_path(w->name, ".json", path, sizeof path);
@@ -122,6 +143,12 @@ int sb_cmd_run(int argc, char **argv)
     sb_point_outcome outcome = {0, 0, 0, 0, 0};
     int rc = sb_point_run(&point, &records, &outcome);
     sb_records_close(&records);
+    if (rank > 0) {
+        char csv[sizeof path + 8];
+        snprintf(csv, sizeof csv, "%.*s.csv", (int)(strlen(path) - 5), path);
+        remove(path);
+        remove(csv);
+    }
     if (rc != 0)
         return fail();
     printf("%d valid, %d invalid, %d failed, %d skipped; records: %s (and .csv)\n", outcome.valid,

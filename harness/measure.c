@@ -225,13 +225,14 @@ static int sample_until_done(sb_session *s, const sb_measure_options *opt,
             goto done;
         double elapsed = sb_now() - begin;
         sb_stats_compute(res->time_samples, res->nsamples, &res->time);
-        if (res->nsamples >= opt->min_samples && elapsed >= opt->min_time &&
-            res->time.noise < opt->max_noise) {
-            res->stop_reason = "noise";
-            break;
-        }
-        if (elapsed >= opt->timeout) {
-            res->stop_reason = "timeout";
+        int stop = res->nsamples >= opt->min_samples && elapsed >= opt->min_time &&
+                           res->time.noise < opt->max_noise ? 1
+                   : elapsed >= opt->timeout                 ? 2
+                                                             : 0;
+        if (s->env.agree)
+            stop = s->env.agree(stop);
+        if (stop) {
+            res->stop_reason = stop == 1 ? "noise" : "timeout";
             break;
         }
     }

@@ -6,10 +6,12 @@
 
 extern const sb_workload sb_workload_procell;
 extern const sb_workload sb_workload_rdme;
+extern const sb_workload sb_workload_copies;
 
 static const sb_workload *const workloads[] = {
     &sb_workload_procell,
     &sb_workload_rdme,
+    &sb_workload_copies,
 };
 
 int sb_workload_count(void)

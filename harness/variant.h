@@ -45,6 +45,9 @@ typedef struct sb_env {
     sb_transfers xfer;
     int cpu_threads;                      /* OpenMP threads for CPU variants */
     char label[192];                      /* "<workload>/<variant>": the NVTX range prefix */
+    /* Set by a variant whose processes run in lockstep (MPI): takes one process's decision for
+     * all (whether to stop sampling), so that every process calls run() as often. */
+    int (*agree)(int decision);
 } sb_env;
 
 /* One labelled series a variant may report (e.g. device bytes per generation). */

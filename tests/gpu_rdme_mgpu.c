@@ -28,8 +28,8 @@
 
 extern const sb_workload sb_workload_rdme;
 
-static const char *exchange_stages[] = {"mgpu-staged", "mgpu-peer",     "mgpu-peer-overlap",
-                                        "mgpu-balanced", "mgpu-nccl", "gpu-graph"};
+static const char *exchange_stages[] = {"mgpu-staged", "mgpu-peer", "mgpu-peer-overlap",
+                                        "mgpu-balanced", "mgpu-nccl", "gpu-graph", "mpi"};
 #define NSTAGES (sizeof exchange_stages / sizeof *exchange_stages)
 static int ngpus; /* GPUs the test uses: 1, or the N asked for */
 static int devices[SB_MAX_DEVICES];
@@ -70,6 +70,8 @@ static int check(const char *stage, const rd_model *m, int slabs, const rd_outpu
     int nccl = strcmp(stage, "mgpu-nccl") == 0;
     if (nccl && slabs != ngpus)
         return 0; /* one NCCL rank per GPU */
+    if (strcmp(stage, "mpi") == 0 && slabs != 1)
+        return 0; /* in this one process: one slab (tests/mpi_rdme.sh runs it under mpirun) */
     if (slabs > m->nz)
         return 0;
     sb_params p;

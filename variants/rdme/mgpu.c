@@ -22,6 +22,8 @@
 #include "mgpu.h"
 
 #include <ctype.h>
+#include <mpi.h>
+#include <mpi-ext.h> /* MPIX_Query_cuda_support (Open MPI) */
 #include <nccl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -31,6 +33,7 @@
 #include <string.h>
 
 #include "../../cuda/check.h"
+#include "../../cuda/greenctx.h"
 #include "../../cuda/timing.h"
 #include "../../harness/error.h"
 #include "kernels.h"
@@ -39,6 +42,16 @@
 
 #define RD_INSTRUMENTED_STEPS 1000 /* steps of the first run whose work is timed by events */
 #define RD_MGPU_MAX_RUNS 4096
+#define SB_MPI(call)                                                                               \
+    do {                                                                                           \
+        int r_ = (call);                                                                           \
+        if (r_ != MPI_SUCCESS) {                                                                   \
+            char s_[MPI_MAX_ERROR_STRING];                                                         \
+            int n_ = 0;                                                                            \
+            MPI_Error_string(r_, s_, &n_);                                                         \
+            return sb_fail("%s:%d: %s failed: %s", __FILE__, __LINE__, #call, s_);               \
+        }                                                                                          \
+    } while (0)
 #define SB_NCCL(call)                                                                              \
     do {                                                                                           \
         ncclResult_t r_ = (call);                                                                  \
@@ -91,6 +104,7 @@ typedef struct worker {
     cudaGraph_t graph[2];
     cudaGraphExec_t exec[2];
     long long *d_step, *h_step, *d_stop, *h_stop; /* the step count the kernels read; the loop's end */
+    sb_sm_limit limit; /* handicap=: the compute stream on part of the SMs */
     sb_transfers xfer;
     double busy;       /* seconds this batch of the GPU's own work (events around it) */
     int rc;
@@ -110,6 +124,12 @@ struct rd_mgpu {
     uint64_t *entries; /* every GPU's overflow entries of a step */
     size_t entries_cap;
     team_barrier bar;
+    /* mpi: one process per slab; this one drives slab `lead`, the others' workers stay closed */
+    int mpi, cuda_aware;
+    int lead;            /* the worker that times the loop (threads: 0; mpi: this rank's) */
+    int local_rank;      /* mpi: this process's rank among those on its host */
+    MPI_Datatype plane_type;
+    void *send[2];       /* mpi without CUDA-aware transfers: pinned edge planes */
     double seconds[RD_MAX_SLABS]; /* batch-averaged step time per GPU */
     long long balance_steps;
     double balance_threshold;
@@ -195,9 +215,21 @@ static int barrier_sum(team_barrier *b, unsigned long long value, unsigned long 
     return atomic_load(&b->failed) ? sb_fail("stopped: another GPU failed") : 0;
 }
 
-static int barrier(team_barrier *b)
+/* The team's per-step meeting: the threads' barrier, or the processes' allreduce. */
+static int team_sum(rd_mgpu *t, unsigned long long value, unsigned long long *total)
 {
-    return barrier_sum(b, 0, NULL);
+    if (!t->mpi)
+        return barrier_sum(&t->bar, value, total);
+    unsigned long long sum = 0;
+    SB_MPI(MPI_Allreduce(&value, &sum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+    if (total)
+        *total = sum;
+    return 0;
+}
+
+static int team_barrier_wait(rd_mgpu *t)
+{
+    return team_sum(t, 0, NULL);
 }
 
 /* ---- planes between a buffer and a whole lattice on the host ---- */
@@ -417,7 +449,7 @@ static int queue_step(worker *w, int cur, long long step, int instrumented)
         EV(w, EV_REACT, 0);
     }
     EV(w, EV_OUT0, 1);
-    if (t->nslabs > 1 && halos_out(w, 1 - cur, step) != 0)
+    if (t->nslabs > 1 && !t->mpi && halos_out(w, 1 - cur, step) != 0)
         return -1;
     EV(w, EV_OUT1, 1);
     if (split) {
@@ -468,6 +500,74 @@ static int add_phases(worker *w, double per_step)
 
 /* ---- the collective parts of a step ---- */
 
+/* ---- mpi: the collective parts as messages ---- */
+
+/* Each process's own planes (already in its h_lattice) into every process's h_lattice. */
+static int mpi_gather_lattice(rd_mgpu *t)
+{
+    int counts[RD_MAX_SLABS], displs[RD_MAX_SLABS];
+    for (int i = 0; i < t->nslabs; i++) {
+        counts[i] = rd_slab_planes(&t->part, i);
+        displs[i] = t->part.z[i];
+    }
+    SB_MPI(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, t->h_lattice, counts, displs,
+                          t->plane_type, MPI_COMM_WORLD));
+    return 0;
+}
+
+/* Every process's overflow entries of the step, in rank order, into every t->entries. */
+static int mpi_gather_entries(worker *w, size_t *total)
+{
+    rd_mgpu *t = w->team;
+    int n = (int)*w->h_count, counts[RD_MAX_SLABS], displs[RD_MAX_SLABS], sum = 0;
+    SB_MPI(MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD));
+    for (int i = 0; i < t->nslabs; i++) {
+        displs[i] = sum;
+        sum += counts[i];
+    }
+    SB_MPI(MPI_Allgatherv(w->h_entries, n, MPI_UINT64_T, t->entries, counts, displs,
+                          MPI_UINT64_T, MPI_COMM_WORLD));
+    *total = (size_t)sum;
+    return 0;
+}
+
+/* Halos by message after a step, for the step after: my first own plane goes down (tag 0) and
+ * comes in from above as my upper halo; my last goes up (tag 1) and comes in from below. Device
+ * memory straight to MPI where it is CUDA-aware, else through pinned host planes. */
+static int mpi_exchange(worker *w, void *buffer)
+{
+    rd_mgpu *t = w->team;
+    int below = w->neighbour[BELOW] >= 0 ? w->neighbour[BELOW] : MPI_PROC_NULL;
+    int above = w->neighbour[ABOVE] >= 0 ? w->neighbour[ABOVE] : MPI_PROC_NULL;
+    int first = w->slab.halo, last = w->slab.halo + w->slab.planes - 1;
+    if (t->cuda_aware) {
+        SB_MPI(MPI_Sendrecv(plane_at(t, buffer, first), 1, t->plane_type, below, 0,
+                            plane_at(t, buffer, last + 1), 1, t->plane_type, above, 0,
+                            MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        SB_MPI(MPI_Sendrecv(plane_at(t, buffer, last), 1, t->plane_type, above, 1,
+                            plane_at(t, buffer, 0), 1, t->plane_type, below, 1, MPI_COMM_WORLD,
+                            MPI_STATUS_IGNORE));
+        w->xfer.peer += (uint64_t)t->plane_bytes * ((below >= 0) + (above >= 0));
+        return 0;
+    }
+    if (sb_copy(&w->xfer, t->send[0], plane_at(t, buffer, first), t->plane_bytes,
+                cudaMemcpyDeviceToHost, w->st[0]) != 0 ||
+        sb_copy(&w->xfer, t->send[1], plane_at(t, buffer, last), t->plane_bytes,
+                cudaMemcpyDeviceToHost, w->st[0]) != 0)
+        return -1;
+    SB_CUDA(cudaStreamSynchronize(w->st[0]));
+    SB_MPI(MPI_Sendrecv(t->send[0], 1, t->plane_type, below, 0, w->recv[ABOVE][0], 1,
+                        t->plane_type, above, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    SB_MPI(MPI_Sendrecv(t->send[1], 1, t->plane_type, above, 1, w->recv[BELOW][0], 1,
+                        t->plane_type, below, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    for (int side = BELOW; side <= ABOVE; side++)
+        if (w->neighbour[side] >= 0 &&
+            sb_copy(&w->xfer, plane_at(t, buffer, side == BELOW ? 0 : last + 1),
+                    w->recv[side][0], t->plane_bytes, cudaMemcpyHostToDevice, w->st[0]) != 0)
+            return -1;
+    return 0;
+}
+
 /* Every GPU's overflow entries placed on the host lattice; every buffer refreshed from it. */
 static int resolve_overflow(worker *w, int cur)
 {
@@ -483,7 +583,16 @@ static int resolve_overflow(worker *w, int cur)
         return -1;
     SB_CUDA(cudaMemsetAsync(w->sink.count, 0, sizeof(unsigned int), w->st[0]));
     SB_CUDA(cudaStreamSynchronize(w->st[0]));
-    if (barrier(&t->bar) != 0)
+    if (t->mpi) {
+        /* every process gets the whole lattice and every entry, and places them the same way */
+        size_t total;
+        if (mpi_gather_lattice(t) != 0 || mpi_gather_entries(w, &total) != 0 ||
+            rd_overflow_resolve(t->m, t->h_lattice, t->entries, total) != 0)
+            return -1;
+        t->overflow_particles += total;
+        return upload_slab(w, w->d_lat[cur]);
+    }
+    if (team_barrier_wait(t) != 0)
         return -1;
     if (w->index == 0) {
         size_t total = 0;
@@ -495,7 +604,7 @@ static int resolve_overflow(worker *w, int cur)
             return -1;
         t->overflow_particles += total;
     }
-    if (barrier(&t->bar) != 0)
+    if (team_barrier_wait(t) != 0)
         return -1;
     return upload_slab(w, w->d_lat[cur]);
 }
@@ -522,7 +631,7 @@ static int rebalance(worker *w, int cur, long long steps_done)
     rd_mgpu *t = w->team;
     t->seconds[w->index] = w->busy / (double)t->balance_steps;
     w->busy = 0;
-    if (barrier(&t->bar) != 0)
+    if (team_barrier_wait(t) != 0)
         return -1;
     if (w->index == 0) {
         rd_partition next;
@@ -537,14 +646,14 @@ static int rebalance(worker *w, int cur, long long steps_done)
         if ((steps_done / t->balance_steps) % t->split_stride == 0)
             record_split(t, steps_done);
     }
-    if (barrier(&t->bar) != 0)
+    if (team_barrier_wait(t) != 0)
         return -1;
     if (!t->moved)
         return 0;
     if (download_own(w, w->d_lat[cur]) != 0)
         return -1;
     SB_CUDA(cudaStreamSynchronize(w->st[0]));
-    if (barrier(&t->bar) != 0)
+    if (team_barrier_wait(t) != 0)
         return -1;
     w->slab.z0 = t->part.z[w->index];
     w->slab.planes = rd_slab_planes(&t->part, w->index);
@@ -692,7 +801,7 @@ static int simulate_graphs(worker *w, int *sample)
         if (t->nslabs == 1)
             next = *w->h_step;
         unsigned long long overflowed;
-        if (barrier_sum(&t->bar, *w->h_count, &overflowed) != 0)
+        if (team_sum(t, *w->h_count, &overflowed) != 0)
             return -1;
         if (overflowed && resolve_overflow(w, 0) != 0)
             return -1;
@@ -731,9 +840,9 @@ static int simulate(worker *w)
     if (count_sample(w, w->d_lat[0], sample++) != 0)
         return -1;
     SB_CUDA(cudaStreamSynchronize(w->st[0]));
-    if (barrier(&t->bar) != 0)
+    if (team_barrier_wait(t) != 0)
         return -1;
-    if (w->index == 0)
+    if (w->index == t->lead)
         t->loop_start = sb_now();
     long long timed = m->steps < RD_INSTRUMENTED_STEPS ? m->steps : RD_INSTRUMENTED_STEPS;
     double per_step = timed > 0 ? 1.0 / (double)timed : 0;
@@ -743,11 +852,11 @@ static int simulate(worker *w)
             return -1;
     }
     for (long long step = 0; step < m->steps && !t->stage.graph; step++) {
-        int instrumented = t->instrument && w->index == 0 && step < timed;
+        int instrumented = t->instrument && w->index == t->lead && step < timed;
         if (queue_step(w, cur, step, instrumented) != 0)
             return -1;
         cur = 1 - cur; /* three sweeps: the lattice ends in the other buffer */
-        if (sync_streams(w) != 0)
+        if (sync_streams(w) != 0 || (t->mpi && t->nslabs > 1 && mpi_exchange(w, w->d_lat[cur])))
             return -1;
         double t1 = sb_now();
         /* the balancer's measure: the GPU's time from the step's start to its last kernel, not
@@ -759,7 +868,7 @@ static int simulate(worker *w)
             w->busy += work;
         }
         unsigned long long overflowed;
-        if (barrier_sum(&t->bar, *w->h_count, &overflowed) != 0)
+        if (team_sum(t, *w->h_count, &overflowed) != 0)
             return -1;
         if (overflowed && resolve_overflow(w, cur) != 0)
             return -1;
@@ -775,9 +884,9 @@ static int simulate(worker *w)
             step + 1 < m->steps && rebalance(w, cur, step + 1) != 0)
             return -1;
     }
-    if (barrier(&t->bar) != 0)
+    if (team_barrier_wait(t) != 0)
         return -1;
-    if (w->index == 0)
+    if (w->index == t->lead)
         t->loop_seconds[t->runs < RD_MGPU_MAX_RUNS ? t->runs : RD_MGPU_MAX_RUNS - 1] =
             sb_now() - t->loop_start;
     if (download_own(w, w->d_lat[cur]) != 0 ||
@@ -787,6 +896,14 @@ static int simulate(worker *w)
                 w->st[0]) != 0)
         return -1;
     SB_CUDA(cudaStreamSynchronize(w->st[0]));
+    if (t->mpi) { /* every process ends with the whole output, as the harness validates it */
+        int n = (int)(t->planes_bytes / sizeof(uint32_t));
+        if (mpi_gather_lattice(t) != 0)
+            return -1;
+        SB_MPI(MPI_Allreduce(MPI_IN_PLACE, w->h_planes, n, MPI_UINT32_T, MPI_SUM, MPI_COMM_WORLD));
+        SB_MPI(MPI_Allreduce(MPI_IN_PLACE, w->h_fired, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM,
+                             MPI_COMM_WORLD));
+    }
     return 0;
 }
 
@@ -824,6 +941,20 @@ int rd_mgpu_run(void *state)
     atomic_store(&t->bar.sum[1], 0);
     for (int i = 0; i < t->nslabs; i++)
         atomic_store(&t->w[i].y_step, -1);
+    if (t->mpi) { /* this process's slab; the others run in their processes */
+        worker *w = &t->w[t->lead];
+        if (simulate(w) != 0) {
+            /* the other processes wait in a collective that will not come */
+            fprintf(stderr, "stagebench: MPI rank %d: %s\n", t->lead, sb_error());
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        t->reactions_fired = *w->h_fired;
+        sb_transfers *x = &t->env->xfer;
+        x->h2d += w->xfer.h2d, x->d2h += w->xfer.d2h, x->d2d += w->xfer.d2d, x->peer += w->xfer.peer;
+        memset(&w->xfer, 0, sizeof w->xfer);
+        t->runs++;
+        return 0;
+    }
     int started = 0;
     for (; started < t->nslabs; started++)
         if (pthread_create(&th[started], NULL, worker_main, &t->w[started]) != 0) {
@@ -880,13 +1011,36 @@ static int plane_cap(const rd_mgpu *t, int dev, int slabs_here, size_t fixed)
     return planes < 0 ? 0 : planes > m->nz ? m->nz : (int)planes;
 }
 
+/* handicap=G:S: the slab on GPU G (an index into the GPUs used) computes on S of its SMs; 0 for
+ * the others. -1 on a malformed value. */
+static int handicapped_sms(const rd_mgpu *t, int slab)
+{
+    if (!sb_param_is_set(t->env->params, "handicap"))
+        return 0;
+    const char *text = sb_param_text(t->env->params, "handicap");
+    int gpu, sms, end = 0;
+    if (sscanf(text, "%d:%d%n", &gpu, &sms, &end) != 2 || text[end] || gpu < 0 ||
+        gpu >= t->ngpus || sms < 1)
+        return sb_fail("handicap=%s: give GPU:SMS, a GPU index below %d and the SMs it keeps "
+                       "(e.g. handicap=1:44)",
+                       text, t->ngpus);
+    return slab % t->ngpus == gpu ? sms : 0;
+}
+
 static int open_worker(rd_mgpu *t, worker *w)
 {
     sb_env *env = t->env;
     const rd_model *m = t->m;
-    int dev = w->dev, rc, halo = t->nslabs > 1;
+    int dev = w->dev, rc = 0, halo = t->nslabs > 1;
     SB_CUDA(cudaSetDevice(dev));
-    SB_CUDA(cudaStreamCreateWithFlags(&w->st[0], cudaStreamNonBlocking));
+    int handicap = handicapped_sms(t, w->index);
+    if (handicap < 0)
+        return -1;
+    if (handicap > 0) {
+        if ((rc = sb_sm_limit_open(&w->limit, dev, handicap, &w->st[0])) != 0)
+            return rc == SB_REFUSED ? rc : sb_fail_context("handicap=%s", sb_param_text(env->params, "handicap"));
+    } else
+        SB_CUDA(cudaStreamCreateWithFlags(&w->st[0], cudaStreamNonBlocking));
     if (t->stage.overlap)
         SB_CUDA(cudaStreamCreateWithFlags(&w->st[1], cudaStreamNonBlocking));
     else
@@ -989,6 +1143,54 @@ static int open_receive_buffers(rd_mgpu *t, worker *w)
     return 0;
 }
 
+static void mpi_close_at_exit(void)
+{
+    int done = 0;
+    MPI_Finalized(&done);
+    if (!done)
+        MPI_Finalize();
+}
+
+/* The harness's decisions (when to stop sampling) taken by rank 0 for every process, so that all
+ * of them call run() as often. */
+static int mpi_agree(int decision)
+{
+    MPI_Bcast(&decision, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return decision;
+}
+
+/* One process per slab: this one drives the slab of its rank on the GPU of its rank on its host
+ * (the GPUs the harness gave it, round-robin). MPI starts here when nobody started it. */
+static int mpi_open(rd_mgpu *t)
+{
+    int started = 0, provided, size, rank;
+    SB_MPI(MPI_Initialized(&started));
+    if (!started) {
+        SB_MPI(MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided));
+        atexit(mpi_close_at_exit);
+    }
+    SB_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    SB_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    if (size > RD_MAX_SLABS)
+        return sb_fail("%d MPI processes: the lattice splits over at most %d", size, RD_MAX_SLABS);
+    MPI_Comm host;
+    SB_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host));
+    SB_MPI(MPI_Comm_rank(host, &t->local_rank));
+    SB_MPI(MPI_Comm_free(&host));
+    t->mpi = 1;
+    t->nslabs = size;
+    t->lead = rank;
+    t->ngpus = t->env->ndevices;
+#if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
+    t->cuda_aware = MPIX_Query_cuda_support();
+#endif
+    SB_MPI(MPI_Type_contiguous((int)t->m->nx * t->m->ny * (int)rd_site_bytes(t->m->format),
+                               MPI_BYTE, &t->plane_type));
+    SB_MPI(MPI_Type_commit(&t->plane_type));
+    t->env->agree = mpi_agree;
+    return 0;
+}
+
 /* split=a,b,...: the initial planes per slab, bottom up, instead of the equal split. */
 static int parse_split(rd_mgpu *t)
 {
@@ -1023,6 +1225,8 @@ int rd_mgpu_setup(sb_env *env, const void *model, void **state, const rd_mgpu_st
     t->stage = *stage;
     t->ngpus = param_int(env, "gpus") ? param_int(env, "gpus") : env->ndevices;
     t->nslabs = param_int(env, "slabs") ? param_int(env, "slabs") : t->ngpus;
+    if (stage->path == RD_HALO_MPI && mpi_open(t) != 0)
+        return -1;
     if (t->ngpus > env->ndevices) {
         sb_fail("gpus=%d: this machine has %d GPU%s", t->ngpus, env->ndevices,
                 env->ndevices == 1 ? "" : "s");
@@ -1053,12 +1257,17 @@ int rd_mgpu_setup(sb_env *env, const void *model, void **state, const rd_mgpu_st
     size_t fixed = (size_t)rd_overflow_capacity(m) * sizeof(uint64_t) + t->planes_bytes +
                    2 * 2 * t->plane_bytes + (1u << 20);
     for (int i = 0; i < t->nslabs; i++) {
-        int dev = env->devices[i % t->ngpus];
-        int here = t->nslabs / t->ngpus + (i % t->ngpus < t->nslabs % t->ngpus);
+        int dev = env->devices[(t->mpi ? t->local_rank : i) % t->ngpus];
+        int here = t->mpi ? 1 : t->nslabs / t->ngpus + (i % t->ngpus < t->nslabs % t->ngpus);
+        if (t->mpi && i != t->lead)
+            continue; /* each process knows its own; they are shared below */
         t->cap[i] = t->nslabs == 1 ? m->nz : plane_cap(t, dev, here, fixed);
         if (t->cap[i] < 0)
             return sb_fail("GPU %d: cannot read its free memory", dev);
     }
+    if (t->mpi)
+        SB_MPI(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, t->cap, 1, MPI_INT,
+                             MPI_COMM_WORLD));
     if (rd_partition_split(m->nz, t->nslabs, RD_SWEEP_TILE_Z, NULL, t->cap, &t->initial) != 0) {
         sb_fail_context("%d x %d x %d lattice over %d GPUs", m->nx, m->ny, m->nz, t->nslabs);
         return SB_REFUSED;
@@ -1067,9 +1276,11 @@ int rd_mgpu_setup(sb_env *env, const void *model, void **state, const rd_mgpu_st
         return -1;
     for (int i = 0; i < t->nslabs; i++) {
         worker *w = &t->w[i];
+        if (t->mpi && i != t->lead)
+            continue; /* another process's */
         w->team = t;
         w->index = i;
-        w->dev = env->devices[i % t->ngpus];
+        w->dev = env->devices[(t->mpi ? t->local_rank : i) % t->ngpus];
         int alone = t->nslabs == 1;
         w->neighbour[BELOW] = alone ? -1 : i > 0 ? i - 1 : m->periodic ? t->nslabs - 1 : -1;
         w->neighbour[ABOVE] = alone ? -1 : i < t->nslabs - 1 ? i + 1 : m->periodic ? 0 : -1;
@@ -1077,9 +1288,18 @@ int rd_mgpu_setup(sb_env *env, const void *model, void **state, const rd_mgpu_st
         if (rc != 0)
             return rc;
     }
-    for (int i = 0; i < t->nslabs; i++)
+    for (int i = 0; i < t->nslabs && !t->mpi; i++)
         if (open_receive_buffers(t, &t->w[i]) != 0)
             return -1;
+    if (t->mpi && !t->cuda_aware && t->nslabs > 1) {
+        worker *w = &t->w[t->lead];
+        for (int k = 0; k < 2; k++) {
+            if (host_alloc_near(w->dev, &t->send[k], t->plane_bytes) != 0 ||
+                host_alloc_near(w->dev, &w->recv[k][0], t->plane_bytes) != 0)
+                return -1;
+            w->recv_host[k] = 1;
+        }
+    }
     if (stage->path == RD_HALO_NCCL && t->nslabs > 1) {
         ncclComm_t comms[RD_MAX_SLABS];
         SB_NCCL(ncclCommInitAll(comms, t->nslabs, env->devices));
@@ -1104,6 +1324,8 @@ int rd_mgpu_setup(sb_env *env, const void *model, void **state, const rd_mgpu_st
     if (!t->entries)
         return sb_fail("out of host memory for %zu overflow entries", t->entries_cap);
     for (int i = 0; i < t->nslabs; i++) {
+        if (!t->w[i].team)
+            continue;
         SB_CUDA(cudaSetDevice(t->w[i].dev));
         SB_CUDA(cudaStreamSynchronize(t->w[i].st[0]));
     }
@@ -1120,7 +1342,7 @@ int rd_mgpu_output(void *state, void *out)
     memcpy(o->lattice, t->h_lattice, m->nsites * rd_site_bytes(m->format));
     memset(o->plane_counts, 0, t->planes_bytes);
     for (int i = 0; i < t->nslabs; i++) /* each GPU counted the planes it held at the time */
-        for (size_t k = 0; k < n; k++)
+        for (size_t k = 0; t->w[i].h_planes && k < n; k++)
             o->plane_counts[k] += t->w[i].h_planes[k];
     for (int k = 0; k < o->nsamples; k++)
         for (int sp = 0; sp < w; sp++) {
@@ -1163,7 +1385,9 @@ void rd_mgpu_teardown(void *state)
                 cudaEventDestroy(w->ev[k]);
         if (w->st[1] && w->st[1] != w->st[0])
             cudaStreamDestroy(w->st[1]);
-        if (w->st[0])
+        if (w->limit.green)
+            sb_sm_limit_close(&w->limit);
+        else if (w->st[0])
             cudaStreamDestroy(w->st[0]);
         cudaFreeHost(w->h_count);
         cudaFreeHost(w->h_fired);
@@ -1171,6 +1395,10 @@ void rd_mgpu_teardown(void *state)
         cudaFreeHost(w->h_planes);
     }
     cudaFreeHost(t->h_lattice);
+    for (int k = 0; k < 2; k++)
+        cudaFreeHost(t->send[k]);
+    if (t->mpi && t->plane_type != MPI_DATATYPE_NULL && t->plane_type)
+        MPI_Type_free(&t->plane_type);
     free(t->entries);
     free(t);
 }

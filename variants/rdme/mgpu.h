@@ -13,6 +13,8 @@ typedef enum rd_halo_path {
     RD_HALO_PEER,   /* cudaMemcpyPeerAsync to a buffer on the receiver (staged for a pair that
                        cannot peer) */
     RD_HALO_NCCL,   /* ncclSend / ncclRecv straight into the receiver's halo planes */
+    RD_HALO_MPI,    /* one process per GPU: MPI_Sendrecv after each step (CUDA-aware or through
+                       pinned host planes), MPI collectives for the rest */
 } rd_halo_path;
 
 typedef struct rd_mgpu_stage {

@@ -34,6 +34,10 @@ const sb_variant rd_variants[RD_NVARIANTS] = {
      PAPER ", Implementation (load balancing), fig. 8", MGPU, &rd_mgpu_balanced_ops},
     {"mgpu-nccl", 7, "halo planes by NCCL send/recv straight into the neighbours' halos",
      "beyond the paper", MGPU, &rd_mgpu_nccl_ops},
+    {"mpi", 8,
+     "one process per GPU (mpirun -np N): halo planes by MPI_Sendrecv (CUDA-aware where the MPI "
+     "is), overflow and output by MPI collectives",
+     "beyond the paper", MGPU, &rd_mpi_ops},
     {"gpu-graph", 9,
      "steps as CUDA graphs: one GPU loops over steps on the device (conditional node); several "
      "launch two graphs per step",

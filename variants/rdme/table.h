@@ -17,9 +17,10 @@ extern const sb_variant_ops rd_mgpu_peer_ops;
 extern const sb_variant_ops rd_mgpu_peer_overlap_ops;
 extern const sb_variant_ops rd_mgpu_balanced_ops;
 extern const sb_variant_ops rd_mgpu_nccl_ops;
+extern const sb_variant_ops rd_mpi_ops;
 extern const sb_variant_ops rd_gpu_graph_ops;
 
-#define RD_NVARIANTS 10
+#define RD_NVARIANTS 11
 extern const sb_variant rd_variants[RD_NVARIANTS];
 
 /* The CPU stages' state (cpu-reference.c): the model, a thread count, the output. */

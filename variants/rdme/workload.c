@@ -39,6 +39,9 @@ static const sb_param_decl params[] = {
     {"split", SB_PARAM_TEXT_T, NULL, 0, 0, NULL,
      "multi-GPU stages: planes per slab, bottom up, e.g. 32,224 (default: equal, in whole "
      "z tiles)"},
+    {"handicap", SB_PARAM_TEXT_T, NULL, 0, 0, NULL,
+     "multi-GPU stages: G:S, GPU G computes on only S of its SMs (a green context), for "
+     "load-balancing studies on identical GPUs"},
     {"balance_steps", SB_PARAM_INT, NULL, 1, 1e12, NULL,
      "mgpu-balanced, mgpu-nccl: steps per balancing batch (default: 25 ms of simulated time)"},
     {"balance_threshold", SB_PARAM_FLOAT, "0.05", 0, 10, NULL,
