@@ -141,10 +141,12 @@ static void rebalancing(void **unused)
         params_for(&p, slabs);
         set(&p, "balance_steps", "4");
         set(&p, "balance_threshold", "0.05");
+        /* two slabs: the first starved (32 planes); more: the first overloaded (the others 32
+         * each), so that the first boundary, the one the report follows, has to move */
         char split[128];
-        int n = snprintf(split, sizeof split, "32"), rest = 256 - 32, k = slabs - 1;
-        for (int i = 0; i < k; i++)
-            n += snprintf(split + n, sizeof split - (size_t)n, ",%d", rest / k + (i < rest % k));
+        int n = snprintf(split, sizeof split, "%d", slabs == 2 ? 32 : 256 - 32 * (slabs - 1));
+        for (int i = 1; i < slabs; i++)
+            n += snprintf(split + n, sizeof split - (size_t)n, ",%d", slabs == 2 ? 224 : 32);
         set(&p, "split", "%s", split);
         const sb_variant *v = sb_find_variant(&sb_workload_rdme, stages[s]);
         sb_session session;

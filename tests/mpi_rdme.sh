@@ -21,6 +21,7 @@ for case in "scenario=homogeneous cell=ecoli spacing=16 steps=20" \
             "scenario=barrier steps=6"; do
     args=""
     for p in $case; do args="$args --param $p"; done
+    rm -f "$tmp/mpi.json"
     # shellcheck disable=SC2086
     mpirun $root --oversubscribe -np "$n" "$sb" run rdme --variant mpi $args \
         --reference cpu-reference --metrics none --no-activity --min-samples 2 --min-time 0 \

@@ -94,7 +94,8 @@ typedef struct worker {
     unsigned int *h_count;
     uint64_t *h_entries;
     uint32_t *h_planes;
-    void *recv[2][2];  /* staged sides: [side][step parity], the plane a neighbour sends */
+    void *recv[2][2];  /* staged sides: [side][step parity], the plane a neighbour sends (mpi
+                          without CUDA-aware transfers: [side][0], filled by mpi_exchange) */
     int recv_host[2];  /* that side's plane comes through pinned host memory (else the neighbour
                           writes the halo plane itself, GPU to GPU) */
     atomic_llong y_step; /* the step whose y-sweep EV_Y_DONE marks */
@@ -1297,7 +1298,6 @@ int rd_mgpu_setup(sb_env *env, const void *model, void **state, const rd_mgpu_st
             if (host_alloc_near(w->dev, &t->send[k], t->plane_bytes) != 0 ||
                 host_alloc_near(w->dev, &w->recv[k][0], t->plane_bytes) != 0)
                 return -1;
-            w->recv_host[k] = 1;
         }
     }
     if (stage->path == RD_HALO_NCCL && t->nslabs > 1) {
@@ -1368,10 +1368,9 @@ void rd_mgpu_teardown(void *state)
         cudaSetDevice(w->dev);
         if (w->comm)
             ncclCommDestroy(w->comm);
-        for (int side = 0; side < 2; side++)
+        for (int side = 0; side < 2; side++) /* receive buffers are all in host memory */
             for (int p = 0; p < 2; p++)
-                if (w->recv_host[side])
-                    cudaFreeHost(w->recv[side][p]);
+                cudaFreeHost(w->recv[side][p]);
         for (int k = 0; k < 2; k++) {
             if (w->exec[k])
                 cudaGraphExecDestroy(w->exec[k]);
