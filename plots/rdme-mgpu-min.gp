@@ -6,7 +6,7 @@ needed = "steady_simulated_s_per_hour gpus"
 load "rdme-common.gp"
 call "rdme-distinct.gp" "gpus"
 gpu_counts = values
-paper(g) = g == 1 ? 134 : g == 2 ? 249 : g == 4 ? 384 : NaN
+paper(g) = g == 1 ? 134.0 : g == 2 ? 249.0 : g == 4 ? 384.0 : NaN
 set print outbase.".txt"
 print "stage gpus simulated_s_per_hour speedup paper_s_per_hour paper_speedup"
 do for [i = 1:count] {

@@ -64,7 +64,7 @@ enum { BELOW, ABOVE };
 /* events of a step: EV_Y_DONE orders the neighbours' copies into this GPU's halo planes, the
  * EV_WORK pair times the GPU's work for the balancer, the others are recorded on worker 0's GPU in
  * an instrumented step */
-enum { EV_Y_DONE, EV_WORK0, EV_WORK1, EV_BEGIN, EV_HALO_IN0, EV_HALO_IN1, EV_STEP, EV_X, EV_Y, EV_Z,
+enum { EV_Y_DONE, EV_WORK0, EV_WORK1, EV_HALO_IN0, EV_HALO_IN1, EV_STEP, EV_X, EV_Y, EV_Z,
        EV_EDGES, EV_OUT0, EV_OUT1, EV_REACT, EV_COUNT };
 
 /* A sense-counting spin barrier that adds up one number per thread. The threads spin: each is
@@ -420,7 +420,6 @@ static int queue_step(worker *w, int cur, long long step, int instrumented)
     int split = t->stage.overlap && t->nslabs > 1;
     if (t->stage.balance)
         SB_CUDA(cudaEventRecord(w->ev[EV_WORK0], st));
-    EV(w, EV_BEGIN, 0);
     EV(w, EV_HALO_IN0, 0);
     if (step > 0 && halos_in(w, in, step - 1) != 0)
         return -1;
@@ -471,8 +470,8 @@ static double elapsed(const worker *w, int from, int to)
 }
 
 /* An instrumented step's timeline (worker 0's GPU) added to the phases: the kernels, the halo
- * copies, and how much of the step the copies added: copies in before the sweeps, and copies out
- * ending after the last kernel. */
+ * copies (copies out from the moment they may start: with the wait for the neighbour's y-sweep),
+ * and how much of the step the copies added. */
 static int add_phases(worker *w, double per_step)
 {
     rd_mgpu *t = w->team;
@@ -480,12 +479,14 @@ static int add_phases(worker *w, double per_step)
     double y = elapsed(w, EV_X, EV_Y), z = elapsed(w, EV_Y, EV_Z);
     double react = elapsed(w, EV_Z, EV_REACT);
     double copies = elapsed(w, EV_HALO_IN0, EV_HALO_IN1) + elapsed(w, EV_OUT0, EV_OUT1);
-    /* copies out end after the last kernel (negative: under it); events of one GPU's two
-     * streams share a clock */
+    /* what the copies add to the step: copies in (staged) run before the sweeps on the compute
+     * stream; copies out count where they end after the last kernel (negative: under it; events
+     * of one GPU's two streams share a clock). Not the span from the step's first event, which
+     * holds the host's time to queue the step's first calls, exchange or not. */
     float out_ms = 0;
     if (cudaEventElapsedTime(&out_ms, w->ev[EV_REACT], w->ev[EV_OUT1]) != cudaSuccess)
         return sb_fail("reading the step's events on GPU %d failed", w->dev);
-    double exposed = elapsed(w, EV_BEGIN, EV_STEP) + (out_ms > 0 ? out_ms * 1e-3 : 0);
+    double exposed = elapsed(w, EV_HALO_IN0, EV_HALO_IN1) + (out_ms > 0 ? out_ms * 1e-3 : 0);
     if (x < 0 || y < 0 || z < 0 || react < 0 || copies < 0 || exposed < 0)
         return sb_fail("reading the step's events on GPU %d failed", w->dev);
     sb_phase_add(&t->phases, "x-sweep per step", x * per_step);
@@ -493,7 +494,7 @@ static int add_phases(worker *w, double per_step)
     sb_phase_add(&t->phases, "z-sweep per step", z * per_step);
     sb_phase_add(&t->phases, "reactions per step", react * per_step);
     if (t->nslabs > 1) {
-        sb_phase_add(&t->phases, "halo copies per step", copies * per_step);
+        sb_phase_add(&t->phases, "halo copies and waits per step", copies * per_step);
         sb_phase_add(&t->phases, "exchange exposed per step", exposed * per_step);
     }
     return 0;
