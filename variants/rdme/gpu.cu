@@ -212,16 +212,9 @@ int rd_gpu_output(void *state, void *out)
     rd_gpu *g = (rd_gpu *)state;
     const rd_model *m = g->m;
     rd_output *o = (rd_output *)out;
-    int w = m->nspecies + 1;
     memcpy(o->lattice, g->h_lattice, g->lattice_bytes);
     memcpy(o->plane_counts, g->h_planes, g->planes_bytes);
-    for (int k = 0; k < o->nsamples; k++)
-        for (int sp = 0; sp < w; sp++) {
-            uint64_t sum = 0;
-            for (int z = 0; z < m->nz; z++)
-                sum += g->h_planes[((size_t)k * m->nz + z) * w + sp];
-            o->counts[(size_t)k * w + sp] = sum;
-        }
+    rd_output_counts_from_planes(m, o);
     o->overflow_particles = g->overflow_particles;
     o->reactions_fired = g->reactions_fired;
     return 0;

@@ -1338,20 +1338,13 @@ int rd_mgpu_output(void *state, void *out)
     rd_mgpu *t = (rd_mgpu *)state;
     const rd_model *m = t->m;
     rd_output *o = (rd_output *)out;
-    int w = m->nspecies + 1;
     size_t n = t->planes_bytes / sizeof(uint32_t);
     memcpy(o->lattice, t->h_lattice, m->nsites * rd_site_bytes(m->format));
     memset(o->plane_counts, 0, t->planes_bytes);
     for (int i = 0; i < t->nslabs; i++) /* each GPU counted the planes it held at the time */
         for (size_t k = 0; t->w[i].h_planes && k < n; k++)
             o->plane_counts[k] += t->w[i].h_planes[k];
-    for (int k = 0; k < o->nsamples; k++)
-        for (int sp = 0; sp < w; sp++) {
-            uint64_t sum = 0;
-            for (int z = 0; z < m->nz; z++)
-                sum += o->plane_counts[((size_t)k * m->nz + z) * w + sp];
-            o->counts[(size_t)k * w + sp] = sum;
-        }
+    rd_output_counts_from_planes(m, o);
     o->overflow_particles = t->overflow_particles;
     o->reactions_fired = t->reactions_fired;
     return 0;

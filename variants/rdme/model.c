@@ -429,3 +429,15 @@ void rd_output_count(const rd_model *m, const void *lattice, rd_output *o, int k
         p[0] += (uint32_t)s.n;
     }
 }
+
+void rd_output_counts_from_planes(const rd_model *m, rd_output *o)
+{
+    int w = m->nspecies + 1;
+    for (int k = 0; k < o->nsamples; k++)
+        for (int sp = 0; sp < w; sp++) {
+            uint64_t sum = 0;
+            for (int z = 0; z < m->nz; z++)
+                sum += o->plane_counts[((size_t)k * m->nz + z) * w + sp];
+            o->counts[(size_t)k * w + sp] = sum;
+        }
+}

@@ -142,6 +142,8 @@ int rd_output_nsamples(const rd_model *m);
 long long rd_output_sample_step(const rd_model *m, int k);
 /* Counts of sample k from a lattice (host). */
 void rd_output_count(const rd_model *m, const void *lattice, rd_output *o, int k);
+/* Every sample's species counts from its per-z-plane counts (o->plane_counts). */
+void rd_output_counts_from_planes(const rd_model *m, rd_output *o);
 
 /* ---- overflow (overflow.c): particles that did not fit, resolved after a step ---- */
 /* An entry orders as (pass, site, rank within the site) when compared as an integer. */
