@@ -65,7 +65,7 @@ enum { BELOW, ABOVE };
  * EV_WORK pair times the GPU's work for the balancer, the others are recorded on worker 0's GPU in
  * an instrumented step */
 enum { EV_Y_DONE, EV_WORK0, EV_WORK1, EV_HALO_IN0, EV_HALO_IN1, EV_STEP, EV_X, EV_Y, EV_Z,
-       EV_EDGES, EV_OUT0, EV_OUT1, EV_REACT, EV_COUNT };
+       EV_EDGES, EV_OUT0, EV_COPIES, EV_OUT1, EV_REACT, EV_COUNT };
 
 /* A sense-counting spin barrier that adds up one number per thread. The threads spin: each is
  * already spinning in cudaStreamSynchronize, and a sleep would add its wake-up to every step. */
@@ -319,13 +319,15 @@ static int after_neighbour_y(worker *n, long long step, cudaStream_t st)
 
 /* The edge planes of buffer d_lat[out] to the neighbours after step `step`: straight into their
  * halo planes (peer copies, NCCL), or into their receive buffers in host memory (staged). */
-static int halos_out(worker *w, int out, long long step)
+static int halos_out(worker *w, int out, long long step, int instrumented)
 {
     rd_mgpu *t = w->team;
     cudaStream_t st = w->st[1];
     void *buffer = w->d_lat[out];
     int first = w->slab.halo, last = w->slab.halo + w->slab.planes - 1;
     if (t->stage.path == RD_HALO_NCCL) {
+        if (instrumented) /* NCCL's meeting with the neighbours is inside its copies */
+            SB_CUDA(cudaEventRecord(w->ev[EV_COPIES], st));
         /* Their receives are on their streams, after their own reactions. Sends to a neighbour
          * in the order it receives from this one (it matters when both neighbours are the same
          * GPU: two slabs, periodic). */
@@ -347,6 +349,15 @@ static int halos_out(worker *w, int out, long long step)
                         ((w->neighbour[ABOVE] >= 0) + (w->neighbour[BELOW] >= 0));
         return 0;
     }
+    /* the waits for the neighbours first, then the copies: an instrumented step times them
+     * apart (EV_COPIES) */
+    for (int side = BELOW; side <= ABOVE; side++) {
+        int n = w->neighbour[side], their_side = side == BELOW ? ABOVE : BELOW;
+        if (n >= 0 && !t->w[n].recv_host[their_side] && after_neighbour_y(&t->w[n], step, st) != 0)
+            return -1;
+    }
+    if (instrumented)
+        SB_CUDA(cudaEventRecord(w->ev[EV_COPIES], st));
     for (int side = BELOW; side <= ABOVE; side++) {
         if (w->neighbour[side] < 0)
             continue;
@@ -355,16 +366,15 @@ static int halos_out(worker *w, int out, long long step)
          * above */
         int their_side = side == BELOW ? ABOVE : BELOW;
         const void *src = plane_at(t, buffer, side == BELOW ? first : last);
-        int rc;
-        if (to->recv_host[their_side])
-            rc = sb_copy(&w->xfer, to->recv[their_side][step & 1], src, t->plane_bytes,
-                         cudaMemcpyDeviceToHost, st);
-        else {
-            /* into the halo plane of the neighbour's buffer that holds this step's result */
-            void *dst = plane_at(t, to->d_lat[out], their_side == BELOW ? 0 : to->slab.planes + 1);
-            rc = after_neighbour_y(to, step, st) ||
-                 sb_copy_peer(&w->xfer, dst, to->dev, src, w->dev, t->plane_bytes, st);
-        }
+        /* through host memory, or into the halo plane of the neighbour's buffer that holds this
+         * step's result */
+        int rc = to->recv_host[their_side]
+                     ? sb_copy(&w->xfer, to->recv[their_side][step & 1], src, t->plane_bytes,
+                               cudaMemcpyDeviceToHost, st)
+                     : sb_copy_peer(&w->xfer,
+                                    plane_at(t, to->d_lat[out],
+                                             their_side == BELOW ? 0 : to->slab.planes + 1),
+                                    to->dev, src, w->dev, t->plane_bytes, st);
         if (rc != 0)
             return -1;
     }
@@ -449,8 +459,11 @@ static int queue_step(worker *w, int cur, long long step, int instrumented)
         EV(w, EV_REACT, 0);
     }
     EV(w, EV_OUT0, 1);
-    if (t->nslabs > 1 && !t->mpi && halos_out(w, 1 - cur, step) != 0)
-        return -1;
+    if (t->nslabs > 1 && !t->mpi) {
+        if (halos_out(w, 1 - cur, step, instrumented) != 0)
+            return -1;
+    } else
+        EV(w, EV_COPIES, 1); /* mpi: its exchange follows the step, on the host */
     EV(w, EV_OUT1, 1);
     if (split) {
         if (rd_react(f, out, &a, own_lo + 1, own_hi - 1, r, w->d_fired, st) != 0)
@@ -470,7 +483,7 @@ static double elapsed(const worker *w, int from, int to)
 }
 
 /* An instrumented step's timeline (worker 0's GPU) added to the phases: the kernels, the halo
- * copies (copies out from the moment they may start: with the wait for the neighbour's y-sweep),
+ * copies, the copies' wait for the neighbours' y-sweeps (peer; NCCL's meeting is in its copies),
  * and how much of the step the copies added. */
 static int add_phases(worker *w, double per_step)
 {
@@ -478,7 +491,8 @@ static int add_phases(worker *w, double per_step)
     double x = elapsed(w, EV_STEP, EV_X);
     double y = elapsed(w, EV_X, EV_Y), z = elapsed(w, EV_Y, EV_Z);
     double react = elapsed(w, EV_Z, EV_REACT);
-    double copies = elapsed(w, EV_HALO_IN0, EV_HALO_IN1) + elapsed(w, EV_OUT0, EV_OUT1);
+    double copies = elapsed(w, EV_HALO_IN0, EV_HALO_IN1) + elapsed(w, EV_COPIES, EV_OUT1);
+    double waits = elapsed(w, EV_OUT0, EV_COPIES);
     /* what the copies add to the step: copies in (staged) run before the sweeps on the compute
      * stream; copies out count where they end after the last kernel (negative: under it; events
      * of one GPU's two streams share a clock). Not the span from the step's first event, which
@@ -487,14 +501,15 @@ static int add_phases(worker *w, double per_step)
     if (cudaEventElapsedTime(&out_ms, w->ev[EV_REACT], w->ev[EV_OUT1]) != cudaSuccess)
         return sb_fail("reading the step's events on GPU %d failed", w->dev);
     double exposed = elapsed(w, EV_HALO_IN0, EV_HALO_IN1) + (out_ms > 0 ? out_ms * 1e-3 : 0);
-    if (x < 0 || y < 0 || z < 0 || react < 0 || copies < 0 || exposed < 0)
+    if (x < 0 || y < 0 || z < 0 || react < 0 || copies < 0 || waits < 0 || exposed < 0)
         return sb_fail("reading the step's events on GPU %d failed", w->dev);
     sb_phase_add(&t->phases, "x-sweep per step", x * per_step);
     sb_phase_add(&t->phases, "y-sweep per step", y * per_step);
     sb_phase_add(&t->phases, "z-sweep per step", z * per_step);
     sb_phase_add(&t->phases, "reactions per step", react * per_step);
     if (t->nslabs > 1) {
-        sb_phase_add(&t->phases, "halo copies and waits per step", copies * per_step);
+        sb_phase_add(&t->phases, "halo copies per step", copies * per_step);
+        sb_phase_add(&t->phases, "waits for neighbours per step", waits * per_step);
         sb_phase_add(&t->phases, "exchange exposed per step", exposed * per_step);
     }
     return 0;
