@@ -122,11 +122,8 @@ __device__ uint32_t draw_word(sb_rng_block r, int k)
  * its owner pushes the same entry. */
 __device__ void overflow_push(const rd_step &a, int pass, size_t site, int rank, int sp)
 {
-    if (a.slab.halo) {
-        long long z = (long long)(site / ((size_t)a.nx * a.ny)) - a.slab.z0;
-        if (z < 0 || z >= a.slab.planes)
-            return;
-    }
+    if (site < a.sink.first || site >= a.sink.end)
+        return;
     unsigned int i = atomicAdd(a.sink.count, 1u);
     if (i < a.sink.capacity)
         a.sink.entries[i] = RD_OVF_ENTRY(pass, site, rank, sp);
@@ -154,6 +151,14 @@ template <class F> struct gather {
     }
 };
 
+/* The step the kernels draw for: from device memory under a graph. Read where it is used, not at
+ * the kernel's start: a value live through the loads costs the sweep its spill-free 32
+ * registers (as do the block's plane and index offset, computed late for the same reason). */
+__device__ __forceinline__ long long step_of(const rd_step &a)
+{
+    return a.step_at ? *a.step_at : a.step;
+}
+
 /* Moves of the particles of one site: bit k = slot k moves -, bit 16 + k = moves +. */
 template <class F>
 __device__ uint32_t move_mask(const rd_step &a, int axis, size_t site, slots s, int n, int type,
@@ -163,7 +168,7 @@ __device__ uint32_t move_mask(const rd_step &a, int axis, size_t site, slots s, 
     sb_rng_block r;
     for (int k = 0; k < n; k++) {
         if ((k & 3) == 0)
-            r = rd_draw(a.seed, a.step, site, (uint32_t)axis, (uint32_t)(k >> 2));
+            r = rd_draw(a.seed, step_of(a), site, (uint32_t)axis, (uint32_t)(k >> 2));
         int sp = slot_species<F::BITS>(s, k);
         int d = rd_move(draw_word(r, k), __ldg(&a.threshold[RD_THRESHOLD_INDEX(sp, type, type_minus)]),
                         __ldg(&a.threshold[RD_THRESHOLD_INDEX(sp, type, type_plus)]));
@@ -194,11 +199,18 @@ __device__ __forceinline__ int wrap(int c, int len)
     return c < 0 ? c + len : c >= len ? c - len : c;
 }
 
-/* The global index of occupied window position w (a lattice site: the apron wrapped when the
- * edges are periodic); gz: the lattice plane of an x- or y-sweep block. The sweep maps its
+/* The global index of window position w of a lattice site (the apron wrapped when the edges are
+ * periodic). The sweep maps its
  * occupied positions again with this rather than keep the index from the load: holding the
  * indices in shared memory and registers cost 4 % of the step (H100, dividing E. coli 8 nm). */
-template <int AXIS> __device__ size_t window_site(const rd_step &a, int w, int x0, int v0, int gz)
+/* The lattice plane of an x- or y-sweep block: buffer plane plane_lo + blockIdx.z. */
+__device__ __forceinline__ int block_plane(const rd_step &a, int plane_lo)
+{
+    return wrap(a.slab.z0 - a.slab.halo + (int)blockIdx.z + plane_lo, a.nz);
+}
+
+template <int AXIS>
+__device__ size_t window_site(const rd_step &a, int w, int x0, int v0, int plane_lo)
 {
     typedef tile<AXIS> T;
     int x = x0 + w % T::WW - (AXIS == 0), v = v0 + w / T::WW - (AXIS != 0);
@@ -208,7 +220,7 @@ template <int AXIS> __device__ size_t window_site(const rd_step &a, int w, int x
         v = wrap(v, a.ny);
     else
         v = wrap(a.slab.z0 + v, a.nz);
-    int y = AXIS == 2 ? (int)blockIdx.z : v, z = AXIS == 2 ? v : gz;
+    int y = AXIS == 2 ? (int)blockIdx.z : v, z = AXIS == 2 ? v : block_plane(a, plane_lo);
     return x + (size_t)a.nx * (y + (size_t)a.ny * z);
 }
 
@@ -232,17 +244,14 @@ __global__ void __launch_bounds__(BLOCK, F::SWEEP_BLOCKS_PER_SM)
     __shared__ uint16_t busy[T::TW * T::TH];
     __shared__ int noccupied, nbusy;
     const uint8_t *__restrict__ types = a.types;
-    if (a.step_at)
-        a.step = *a.step_at;
     int len = AXIS == 0 ? a.nx : AXIS == 1 ? a.ny : a.slab.planes; /* along the swept axis */
     /* the tile's second in-plane axis v: y for the x-sweep, the swept axis otherwise */
     int vlen = AXIS == 0 ? a.ny : len;
     size_t plane = (size_t)a.nx * a.ny, vstride = AXIS == 2 ? plane : (size_t)a.nx;
-    int p = AXIS == 2 ? 0 : (int)blockIdx.z + plane_lo;
-    int gz = AXIS == 2 ? 0 : wrap(a.slab.z0 - a.slab.halo + p, a.nz);
-    /* buffer index of the block's first site; a site it owns has global index: buffer + delta */
-    size_t third = AXIS == 2 ? (size_t)a.nx * blockIdx.z + plane * a.slab.halo : plane * p;
-    long long delta = (long long)plane * (AXIS == 2 ? a.slab.z0 - a.slab.halo : gz - p);
+    /* buffer index of the block's first site (x- and y-sweeps: buffer plane plane_lo +
+     * blockIdx.z; z-sweep: row blockIdx.z, own planes after the halo) */
+    size_t third = AXIS == 2 ? (size_t)a.nx * blockIdx.z + plane * a.slab.halo
+                             : plane * (blockIdx.z + plane_lo);
     /* the z-sweep of a slab reads its halo planes where a whole lattice wraps around */
     bool zhalo = AXIS == 2 && a.slab.halo;
     int x0 = blockIdx.x * T::TW, v0 = blockIdx.y * T::TH;
@@ -327,8 +336,9 @@ __global__ void __launch_bounds__(BLOCK, F::SWEEP_BLOCKS_PER_SM)
         int w = occupied[j];
         int along = AXIS == 0 ? w % T::WW : w / T::WW, last = AXIS == 0 ? T::WW - 1 : T::WH - 1;
         slots sl = F::unpack(win[w]);
-        mask[w] = move_mask<F>(a, AXIS, window_site<AXIS>(a, w, x0, v0, gz), sl, F::count(sl),
-                               wtype[w], along > 0 ? wtype[w - T::STEP] : RD_OUTSIDE,
+        mask[w] = move_mask<F>(a, AXIS, window_site<AXIS>(a, w, x0, v0, plane_lo), sl,
+                               F::count(sl), wtype[w],
+                               along > 0 ? wtype[w - T::STEP] : RD_OUTSIDE,
                                along < last ? wtype[w + T::STEP] : RD_OUTSIDE);
     }
     __syncthreads();
@@ -337,7 +347,8 @@ __global__ void __launch_bounds__(BLOCK, F::SWEEP_BLOCKS_PER_SM)
         /* an owned site: inside the lattice, never wrapped */
         int r = AXIS == 0 ? w / T::WW : w / T::WW - 1, u = AXIS == 0 ? w % T::WW - 1 : w % T::WW;
         size_t at = x0 + u + third + (size_t)(v0 + r) * vstride;
-        out[at] = gather_site<F>(a, AXIS, at + delta, win, wtype, mask, w, T::STEP);
+        out[at] = gather_site<F>(a, AXIS, window_site<AXIS>(a, w, x0, v0, plane_lo), win, wtype,
+                                 mask, w, T::STEP);
     }
 }
 
@@ -357,14 +368,13 @@ __global__ void __launch_bounds__(BLOCK, 6)
 {
     __shared__ uint16_t active[BLOCK * REACT_SITES_PER_THREAD];
     __shared__ int nactive, nfired;
-    int run = blockIdx.x >= runs.blocks0;
-    unsigned block = run ? blockIdx.x - runs.blocks0 : blockIdx.x;
-    size_t base = runs.first[run] + (size_t)block * BLOCK * REACT_SITES_PER_THREAD,
-           end = runs.first[run] + runs.n[run];
-    long long delta = (long long)a.nx * a.ny * (a.slab.z0 - a.slab.halo);
+    /* selects, not an index: a parameter indexed at run time would go to local memory */
+    bool second = blockIdx.x >= runs.blocks0;
+    unsigned block = second ? blockIdx.x - runs.blocks0 : blockIdx.x;
+    size_t first = second ? runs.first[1] : runs.first[0];
+    size_t base = first + (size_t)block * BLOCK * REACT_SITES_PER_THREAD,
+           end = first + (second ? runs.n[1] : runs.n[0]);
     int all = t->has_order0;
-    if (a.step_at)
-        a.step = *a.step_at;
     typename F::site_t v[REACT_SITES_PER_THREAD];
 #pragma unroll
     for (int k = 0; k < REACT_SITES_PER_THREAD; k++) {
@@ -382,7 +392,9 @@ __global__ void __launch_bounds__(BLOCK, 6)
     }
     __syncthreads();
     for (int j = threadIdx.x; j < nactive; j += BLOCK) {
-        size_t i = base + active[j], global = i + delta;
+        /* the global index: the buffer's, less its halo plane, plus the slab's first plane */
+        size_t i = base + active[j],
+               global = i + (size_t)((long long)a.nx * a.ny * (a.slab.z0 - a.slab.halo));
         typename F::site_t w = lattice[i];
         slots s = F::unpack(w);
         int n = F::count(s), count[RD_MAX_SPECIES + 1] = {0};
@@ -390,7 +402,7 @@ __global__ void __launch_bounds__(BLOCK, 6)
             count[slot_species<F::BITS>(s, k)]++;
         int type = F::type(w, a.types, i);
         int r = rd_choose_reaction(t, count, type,
-                                   rd_draw(a.seed, a.step, global, RD_PURPOSE_REACTION, 0));
+                                   rd_draw(a.seed, step_of(a), global, RD_PURPOSE_REACTION, 0));
         if (r < 0)
             continue;
         for (int q = 0; q < t->order[r]; q++) {

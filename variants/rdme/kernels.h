@@ -11,11 +11,14 @@
 #include "rules.h"
 
 /* Where kernels append the particles that did not fit: an atomic count in device memory, the
- * entries wherever the stage puts them (device memory, or host memory mapped into the device). */
+ * entries wherever the stage puts them (device memory, or host memory mapped into the device).
+ * Entries of sites outside first .. end - 1 (global indices) are dropped: a slab's halo sites
+ * are its neighbours' to report. */
 typedef struct rd_overflow_sink {
     unsigned int *count;
     uint64_t *entries;
     unsigned int capacity;
+    size_t first, end;
 } rd_overflow_sink;
 
 /* What a device buffer holds. The planes z0 .. z0 + planes - 1 are its own. With halo = 1 it also

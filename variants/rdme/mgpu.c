@@ -405,6 +405,9 @@ static rd_step step_of(const worker *w, long long step)
     const rd_model *m = w->team->m;
     rd_step a = {m->seed, step, m->nx, m->ny, m->nz, m->periodic, w->slab,
                  w->d_threshold, w->d_types, w->sink, NULL};
+    size_t plane = (size_t)m->nx * m->ny;
+    a.sink.first = (size_t)w->slab.z0 * plane; /* own planes only */
+    a.sink.end = a.sink.first + (size_t)w->slab.planes * plane;
     return a;
 }
 
