@@ -16,4 +16,8 @@ const sb_variant cp_variants[CP_NVARIANTS] = {
      TWO_GPUS, &cp_gpu_peer_ops},
     {"nccl", 4, "ncclSend on GPU 0, ncclRecv on GPU 1, one process, one group",
      "beyond the paper (its MPI_Send/MPI_Recv line of fig. 4)", TWO_GPUS, &cp_nccl_ops},
+    {"mpi", 5,
+     "two processes (mpirun -np 2): MPI_Send on GPU 0's, MPI_Recv on GPU 1's, device memory "
+     "when the MPI is CUDA-aware, else through pinned host memory",
+     FIG4 " (the MPI line)", TWO_GPUS, &cp_mpi_ops},
 };

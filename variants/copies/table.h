@@ -13,8 +13,9 @@ extern const sb_variant_ops cp_host_to_gpu_ops;
 extern const sb_variant_ops cp_gpu_host_gpu_ops;
 extern const sb_variant_ops cp_gpu_peer_ops;
 extern const sb_variant_ops cp_nccl_ops;
+extern const sb_variant_ops cp_mpi_ops;
 
-#define CP_NVARIANTS 5
+#define CP_NVARIANTS 6
 extern const sb_variant cp_variants[CP_NVARIANTS];
 
 #ifdef __cplusplus

@@ -23,7 +23,6 @@
 
 #include <ctype.h>
 #include <mpi.h>
-#include <mpi-ext.h> /* MPIX_Query_cuda_support (Open MPI) */
 #include <nccl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -36,6 +35,7 @@
 #include "../../cuda/greenctx.h"
 #include "../../cuda/timing.h"
 #include "../../harness/error.h"
+#include "../../harness/lockstep.h"
 #include "kernels.h"
 #include "model.h"
 #include "partition.h"
@@ -1163,51 +1163,25 @@ static int open_receive_buffers(rd_mgpu *t, worker *w)
     return 0;
 }
 
-static void mpi_close_at_exit(void)
-{
-    int done = 0;
-    MPI_Finalized(&done);
-    if (!done)
-        MPI_Finalize();
-}
-
-/* The harness's decisions (when to stop sampling) taken by rank 0 for every process, so that all
- * of them call run() as often. */
-static int mpi_agree(int decision)
-{
-    MPI_Bcast(&decision, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    return decision;
-}
-
 /* One process per slab: this one drives the slab of its rank on the GPU of its rank on its host
  * (the GPUs the harness gave it, round-robin). MPI starts here when nobody started it. */
 static int mpi_open(rd_mgpu *t)
 {
-    int started = 0, provided, size, rank;
-    SB_MPI(MPI_Initialized(&started));
-    if (!started) {
-        SB_MPI(MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided));
-        atexit(mpi_close_at_exit);
-    }
-    SB_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
-    SB_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    if (size > RD_MAX_SLABS)
-        return sb_fail("%d MPI processes: the lattice splits over at most %d", size, RD_MAX_SLABS);
-    MPI_Comm host;
-    SB_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host));
-    SB_MPI(MPI_Comm_rank(host, &t->local_rank));
-    SB_MPI(MPI_Comm_free(&host));
+    sb_lockstep p;
+    if (sb_lockstep_open(t->env, &p) != 0)
+        return -1;
+    if (p.size > RD_MAX_SLABS)
+        return sb_fail("%d MPI processes: the lattice splits over at most %d", p.size,
+                       RD_MAX_SLABS);
     t->mpi = 1;
-    t->nslabs = size;
-    t->lead = rank;
+    t->nslabs = p.size;
+    t->lead = p.rank;
+    t->local_rank = p.local_rank;
+    t->cuda_aware = p.cuda_aware;
     t->ngpus = t->env->ndevices;
-#if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
-    t->cuda_aware = MPIX_Query_cuda_support();
-#endif
     SB_MPI(MPI_Type_contiguous((int)t->m->nx * t->m->ny * (int)rd_site_bytes(t->m->format),
                                MPI_BYTE, &t->plane_type));
     SB_MPI(MPI_Type_commit(&t->plane_type));
-    t->env->agree = mpi_agree;
     return 0;
 }
 
