@@ -123,7 +123,6 @@ struct rd_mgpu {
     size_t plane_sites, plane_bytes, planes_bytes;
     void *h_lattice;   /* pinned: the whole lattice, for overflow, rebalancing and the output */
     uint64_t *entries; /* every GPU's overflow entries of a step */
-    size_t entries_cap;
     team_barrier bar;
     /* mpi: one process per slab; this one drives slab `lead`, the others' workers stay closed */
     int mpi, cuda_aware;
@@ -140,7 +139,6 @@ struct rd_mgpu {
     double loop_seconds[RD_MGPU_MAX_RUNS], loop_start;
     sb_phases phases;
     uint64_t overflow_particles, reactions_fired;
-    int rebalances;
     sb_series split;
     int split_stride;
 };
@@ -659,10 +657,8 @@ static int rebalance(worker *w, int cur, long long steps_done)
                                           &next);
         if (t->moved < 0)
             return -1;
-        if (t->moved) {
+        if (t->moved)
             t->part = next;
-            t->rebalances++;
-        }
         if ((steps_done / t->balance_steps) % t->split_stride == 0)
             record_split(t, steps_done);
     }
@@ -949,7 +945,6 @@ int rd_mgpu_run(void *state)
     if (t->instrument)
         sb_phases_clear(&t->phases);
     t->overflow_particles = 0;
-    t->rebalances = 0;
     t->part = t->initial;
     t->split.n = 0;
     t->split_stride = 1;
@@ -1312,10 +1307,10 @@ int rd_mgpu_setup(sb_env *env, const void *model, void **state, const rd_mgpu_st
     }
     size_t lattice_bytes = m->nsites * rd_site_bytes(m->format);
     SB_CUDA(cudaMallocHost(&t->h_lattice, lattice_bytes));
-    t->entries_cap = (size_t)t->nslabs * rd_overflow_capacity(m);
-    t->entries = (uint64_t *)malloc(t->entries_cap * sizeof(uint64_t));
+    size_t entries = (size_t)t->nslabs * rd_overflow_capacity(m);
+    t->entries = (uint64_t *)malloc(entries * sizeof(uint64_t));
     if (!t->entries)
-        return sb_fail("out of host memory for %zu overflow entries", t->entries_cap);
+        return sb_fail("out of host memory for %zu overflow entries", entries);
     for (int i = 0; i < t->nslabs; i++) {
         if (!t->w[i].team)
             continue;
