@@ -20,31 +20,20 @@ static int agree(int decision)
     return decision;
 }
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        int r_ = (call);                                                                           \
-        if (r_ != MPI_SUCCESS) {                                                                   \
-            char s_[MPI_MAX_ERROR_STRING];                                                         \
-            int n_ = 0;                                                                            \
-            MPI_Error_string(r_, s_, &n_);                                                         \
-            return sb_fail("%s failed: %s", #call, s_);                                          \
-        }                                                                                          \
-    } while (0)
-
 int sb_lockstep_open(sb_env *env, sb_lockstep *p)
 {
     int started = 0, provided;
-    CHECK(MPI_Initialized(&started));
+    SB_MPI(MPI_Initialized(&started));
     if (!started) {
-        CHECK(MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided));
+        SB_MPI(MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided));
         atexit(close_at_exit);
     }
-    CHECK(MPI_Comm_size(MPI_COMM_WORLD, &p->size));
-    CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &p->rank));
+    SB_MPI(MPI_Comm_size(MPI_COMM_WORLD, &p->size));
+    SB_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &p->rank));
     MPI_Comm host;
-    CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, p->rank, MPI_INFO_NULL, &host));
-    CHECK(MPI_Comm_rank(host, &p->local_rank));
-    CHECK(MPI_Comm_free(&host));
+    SB_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, p->rank, MPI_INFO_NULL, &host));
+    SB_MPI(MPI_Comm_rank(host, &p->local_rank));
+    SB_MPI(MPI_Comm_free(&host));
     p->cuda_aware = 0;
 #if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
     p->cuda_aware = MPIX_Query_cuda_support();

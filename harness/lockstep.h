@@ -17,6 +17,19 @@ typedef struct sb_lockstep {
     int rank, size, local_rank, cuda_aware;
 } sb_lockstep;
 
+/* Checks an MPI call (in a file that includes <mpi.h>): a failure becomes one message (file:line,
+ * the call, MPI's own text) through sb_fail, and the caller returns -1. */
+#define SB_MPI(call)                                                                               \
+    do {                                                                                           \
+        int sb_mpi_rc_ = (call);                                                                   \
+        if (sb_mpi_rc_ != MPI_SUCCESS) {                                                           \
+            char sb_mpi_text_[MPI_MAX_ERROR_STRING];                                               \
+            int sb_mpi_len_ = 0;                                                                   \
+            MPI_Error_string(sb_mpi_rc_, sb_mpi_text_, &sb_mpi_len_);                              \
+            return sb_fail("%s:%d: %s failed: %s", __FILE__, __LINE__, #call, sb_mpi_text_);       \
+        }                                                                                          \
+    } while (0)
+
 /* -1 (sb_fail says why) when MPI cannot start. Without mpirun: one process, rank 0. */
 int sb_lockstep_open(sb_env *env, sb_lockstep *p);
 

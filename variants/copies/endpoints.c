@@ -1,5 +1,6 @@
 #include "endpoints.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../cuda/check.h"
@@ -71,4 +72,11 @@ void cp_endpoints_close(cp_endpoints *e)
 {
     /* the device buffers go with the harness' tracked allocator */
     cudaFreeHost(e->h_src);
+}
+
+void cp_endpoints_free(void *state)
+{
+    if (state)
+        cp_endpoints_close(state);
+    free(state);
 }

@@ -32,6 +32,8 @@ int cp_endpoints_open(cp_endpoints *e, sb_env *env, const cp_model *m, int gpus,
  * downloaded here, outside the timed run. */
 int cp_endpoints_output(void *state, void *out);
 void cp_endpoints_close(cp_endpoints *e);
+/* The teardown of a variant whose whole state is a malloc'd cp_endpoints. */
+void cp_endpoints_free(void *state);
 
 #ifdef __cplusplus
 }

@@ -26,10 +26,5 @@ static int run(void *state)
     return 0;
 }
 
-static void teardown(void *state)
-{
-    cp_endpoints_close(state);
-    free(state);
-}
-
-const sb_variant_ops cp_host_to_gpu_ops = {setup, run, cp_endpoints_output, teardown, NULL};
+const sb_variant_ops cp_host_to_gpu_ops = {setup, run, cp_endpoints_output, cp_endpoints_free,
+                                         NULL};

@@ -24,12 +24,6 @@ typedef struct mpi_copy {
     uint8_t *h_buf; /* pinned: the way through host memory when the MPI is not CUDA-aware */
 } mpi_copy;
 
-#define MPI_OK(call)                                                                               \
-    do {                                                                                           \
-        if ((call) != MPI_SUCCESS)                                                                 \
-            return sb_fail("%s:%d: %s failed", __FILE__, __LINE__, #call);                        \
-    } while (0)
-
 static int setup(sb_env *env, const void *model, void **state)
 {
     const cp_model *m = model;
@@ -82,18 +76,18 @@ static int run(void *state)
                 return -1;
             SB_CUDA(cudaStreamSynchronize(c->st));
         }
-        MPI_OK(MPI_Send(msg, c->bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD));
-        MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        SB_MPI(MPI_Send(msg, c->bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD));
+        SB_MPI(MPI_Recv(NULL, 0, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         return 0;
     }
-    MPI_OK(MPI_Recv(msg, c->bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    SB_MPI(MPI_Recv(msg, c->bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     if (!c->p.cuda_aware) {
         if (sb_copy(&c->env->xfer, c->d_buf, c->h_buf, (size_t)c->bytes,
                     cudaMemcpyHostToDevice, c->st) != 0)
             return -1;
         SB_CUDA(cudaStreamSynchronize(c->st));
     }
-    MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, 0, 1, MPI_COMM_WORLD));
+    SB_MPI(MPI_Send(NULL, 0, MPI_BYTE, 0, 1, MPI_COMM_WORLD));
     return 0;
 }
 
@@ -108,7 +102,7 @@ static int output(void *state, void *out)
             return -1;
         SB_CUDA(cudaStreamSynchronize(c->st));
     }
-    MPI_OK(MPI_Bcast(o->data, c->bytes, MPI_BYTE, 1, MPI_COMM_WORLD));
+    SB_MPI(MPI_Bcast(o->data, c->bytes, MPI_BYTE, 1, MPI_COMM_WORLD));
     return 0;
 }
 

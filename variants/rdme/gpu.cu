@@ -239,12 +239,6 @@ void rd_gpu_teardown(void *state)
     free(g);
 }
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 void rd_gpu_report(void *state, sb_report *r)
 {
     rd_gpu *g = (rd_gpu *)state;
@@ -254,16 +248,8 @@ void rd_gpu_report(void *state, sb_report *r)
     r->bytes_moved = floor_step * (double)m->steps + 3.0 * (double)g->lattice_bytes;
     r->host_launches = 4.0 * (double)m->steps + rd_output_nsamples(m);
     r->phases = g->phases;
-    /* the loop's median over the timed runs (all runs after the first, when there are some) */
-    int n = g->runs < RD_GPU_MAX_RUNS ? g->runs : RD_GPU_MAX_RUNS, first = n > 1;
-    qsort(g->loop_seconds + first, (size_t)(n - first), sizeof(double), compare_doubles);
-    if (n - first > 0) {
-        r->steady.seconds = g->loop_seconds[first + (n - first) / 2];
-        r->steady.items = (double)m->nsites * (double)m->steps;
-        r->steady.bytes = floor_step * (double)m->steps;
-        r->steady.simulated_seconds = (double)m->steps * m->tau;
-        r->steady.runs = n - first;
-    }
+    rd_report_steady(m, g->loop_seconds, g->runs < RD_GPU_MAX_RUNS ? g->runs : RD_GPU_MAX_RUNS,
+                     &r->steady);
 }
 
 /* Stage 1's overflow channel: a list in device memory; its count is copied to the host every

@@ -20,6 +20,8 @@
  *
  * The site formats are C++ traits over one representation of a site's slots (128 bits: lo, hi),
  * so the kernels are written once for the packed 32-bit word and the 16-byte site. */
+#include <stdlib.h>
+
 #include "../../cuda/check.h"
 #include "kernels.h"
 
@@ -468,6 +470,25 @@ __global__ void step_advance(long long *step)
 }
 
 /* ---- launches ---- */
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+void rd_report_steady(const rd_model *m, double *loop_seconds, int runs, sb_steady *steady)
+{
+    int first = runs > 1;
+    if (runs - first <= 0)
+        return;
+    qsort(loop_seconds + first, (size_t)(runs - first), sizeof(double), compare_doubles);
+    steady->seconds = loop_seconds[first + (runs - first) / 2];
+    steady->items = (double)m->nsites * (double)m->steps;
+    steady->bytes = rd_floor_bytes_per_step(m) * (double)m->steps;
+    steady->simulated_seconds = (double)m->steps * m->tau;
+    steady->runs = runs - first;
+}
 
 int rd_graph_step_done(cudaGraphConditionalHandle loop, long long *step, const long long *stop,
                        const unsigned int *overflow_count, cudaStream_t st)

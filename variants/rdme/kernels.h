@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 
+#include "../../harness/variant.h"
 #include "model.h"
 #include "rules.h"
 
@@ -48,6 +49,10 @@ extern "C" {
 #endif
 
 #define RD_SWEEP_TILE_Z 32 /* planes of a z-sweep tile: slab boundaries fall on its multiples */
+
+/* Both GPU engines' steady figures: the median of the step loop's seconds over the timed runs
+ * (every run after the first, when there are some; the array is sorted in place). */
+void rd_report_steady(const rd_model *m, double *loop_seconds, int runs, sb_steady *steady);
 
 /* Entries an overflow list holds: more in one step is an error naming the density. */
 unsigned int rd_overflow_capacity(const rd_model *m);

@@ -42,16 +42,6 @@
 
 #define RD_INSTRUMENTED_STEPS 1000 /* steps of the first run whose work is timed by events */
 #define RD_MGPU_MAX_RUNS 4096
-#define SB_MPI(call)                                                                               \
-    do {                                                                                           \
-        int r_ = (call);                                                                           \
-        if (r_ != MPI_SUCCESS) {                                                                   \
-            char s_[MPI_MAX_ERROR_STRING];                                                         \
-            int n_ = 0;                                                                            \
-            MPI_Error_string(r_, s_, &n_);                                                         \
-            return sb_fail("%s:%d: %s failed: %s", __FILE__, __LINE__, #call, s_);               \
-        }                                                                                          \
-    } while (0)
 #define SB_NCCL(call)                                                                              \
     do {                                                                                           \
         ncclResult_t r_ = (call);                                                                  \
@@ -937,10 +927,36 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* One thread per slab; the first failure reported, not those it caused in the others. */
+static int run_threads(rd_mgpu *t)
+{
+    pthread_t th[RD_MAX_SLABS];
+    int started = 0;
+    for (; started < t->nslabs; started++)
+        if (pthread_create(&th[started], NULL, worker_main, &t->w[started]) != 0) {
+            atomic_store(&t->bar.failed, 1);
+            break;
+        }
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    if (started < t->nslabs)
+        return sb_fail("could not start a host thread for each of %d GPUs", t->nslabs);
+    for (int i = 0; i < t->nslabs; i++) {
+        worker *w = &t->w[i];
+        if (w->rc != 0 && strstr(w->err, "another GPU failed") == NULL)
+            return sb_fail("%s", w->err);
+    }
+    for (int i = 0; i < t->nslabs; i++) {
+        worker *w = &t->w[i];
+        if (w->rc != 0)
+            return sb_fail("%s", w->err);
+    }
+    return 0;
+}
+
 int rd_mgpu_run(void *state)
 {
     rd_mgpu *t = (rd_mgpu *)state;
-    pthread_t th[RD_MAX_SLABS];
     t->instrument = t->runs == 0;
     if (t->instrument)
         sb_phases_clear(&t->phases);
@@ -957,42 +973,18 @@ int rd_mgpu_run(void *state)
     for (int i = 0; i < t->nslabs; i++)
         atomic_store(&t->w[i].y_step, -1);
     if (t->mpi) { /* this process's slab; the others run in their processes */
-        worker *w = &t->w[t->lead];
-        if (simulate(w) != 0) {
+        if (simulate(&t->w[t->lead]) != 0) {
             /* the other processes wait in a collective that will not come */
             fprintf(stderr, "stagebench: MPI rank %d: %s\n", t->lead, sb_error());
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
-        t->reactions_fired = *w->h_fired;
-        sb_transfers *x = &t->env->xfer;
-        x->h2d += w->xfer.h2d, x->d2h += w->xfer.d2h, x->d2d += w->xfer.d2d, x->peer += w->xfer.peer;
-        memset(&w->xfer, 0, sizeof w->xfer);
-        t->runs++;
-        return 0;
-    }
-    int started = 0;
-    for (; started < t->nslabs; started++)
-        if (pthread_create(&th[started], NULL, worker_main, &t->w[started]) != 0) {
-            atomic_store(&t->bar.failed, 1);
-            break;
-        }
-    for (int i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-    if (started < t->nslabs)
-        return sb_fail("could not start a host thread for each of %d GPUs", t->nslabs);
-    for (int i = 0; i < t->nslabs; i++) { /* the first failure, not those it caused */
-        worker *w = &t->w[i];
-        if (w->rc != 0 && strstr(w->err, "another GPU failed") == NULL)
-            return sb_fail("%s", w->err);
-    }
+    } else if (run_threads(t) != 0)
+        return -1;
+    t->reactions_fired = 0; /* mpi: the one slab here holds the total already */
     for (int i = 0; i < t->nslabs; i++) {
         worker *w = &t->w[i];
-        if (w->rc != 0)
-            return sb_fail("%s", w->err);
-    }
-    t->reactions_fired = 0;
-    for (int i = 0; i < t->nslabs; i++) {
-        worker *w = &t->w[i];
+        if (!w->team)
+            continue; /* another process's */
         t->reactions_fired += *w->h_fired;
         t->env->xfer.h2d += w->xfer.h2d;
         t->env->xfer.d2h += w->xfer.d2h;
@@ -1383,12 +1375,6 @@ void rd_mgpu_teardown(void *state)
     free(t);
 }
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 void rd_mgpu_report(void *state, sb_report *r)
 {
     rd_mgpu *t = (rd_mgpu *)state;
@@ -1401,13 +1387,6 @@ void rd_mgpu_report(void *state, sb_report *r)
     r->phases = t->phases;
     if (t->stage.balance && t->split.n > 0)
         r->series[r->nseries++] = t->split;
-    int n = t->runs < RD_MGPU_MAX_RUNS ? t->runs : RD_MGPU_MAX_RUNS, first = n > 1;
-    qsort(t->loop_seconds + first, (size_t)(n - first), sizeof(double), compare_doubles);
-    if (n - first > 0) {
-        r->steady.seconds = t->loop_seconds[first + (n - first) / 2];
-        r->steady.items = (double)m->nsites * (double)m->steps;
-        r->steady.bytes = floor_step * (double)m->steps;
-        r->steady.simulated_seconds = (double)m->steps * m->tau;
-        r->steady.runs = n - first;
-    }
+    rd_report_steady(m, t->loop_seconds, t->runs < RD_MGPU_MAX_RUNS ? t->runs : RD_MGPU_MAX_RUNS,
+                     &r->steady);
 }
