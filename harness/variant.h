@@ -61,7 +61,7 @@ typedef struct sb_series {
 
 /* Where a run's time goes, by phase, for variants that have phases (copies, kernels, host work):
  * accumulated over one run by sb_phase_add, so the record can explain a stage's time. */
-#define SB_MAX_PHASES 8
+#define SB_MAX_PHASES 12
 typedef struct sb_phases {
     int n;
     const char *name[SB_MAX_PHASES];

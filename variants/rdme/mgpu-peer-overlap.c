@@ -1,6 +1,7 @@
 /* Stage 5: the paper's fig. 2, overlap of copies and compute on two streams ordered by events:
- * the reactions of the edge planes run first, and their copies to the neighbours go out on the
- * second stream while the interior's reactions run. The paper also splits the x-sweep, to hide
+ * the reactions of the edge planes, and then their copies to the neighbours, run on a second,
+ * high-priority stream beside the interior's reactions (reactions touch one site each, so the two
+ * launches are independent). The paper also splits the x-sweep, to hide
  * the copy from its receive buffer into the halo; here (stage 4) the neighbours write the halo
  * planes themselves, so no such copy is left to hide (splitting it anyway cost 10 % of the step
  * on two H200s, dividing E. coli at 8 nm). */

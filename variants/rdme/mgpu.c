@@ -52,8 +52,9 @@
 
 enum { BELOW, ABOVE };
 /* events of a step: EV_Y_DONE orders the neighbours' copies into this GPU's halo planes, the
- * EV_WORK pair times the GPU's work for the balancer, the others are recorded on worker 0's GPU in
- * an instrumented step */
+ * EV_WORK pair times the GPU's work for the balancer, EV_Z and EV_OUT1 fork and join the second
+ * stream when the exchange overlaps; the others are recorded on worker 0's GPU in an instrumented
+ * step */
 enum { EV_Y_DONE, EV_WORK0, EV_WORK1, EV_HALO_IN0, EV_HALO_IN1, EV_STEP, EV_X, EV_Y, EV_Z,
        EV_EDGES, EV_OUT0, EV_COPIES, EV_OUT1, EV_REACT, EV_COUNT };
 
@@ -437,32 +438,36 @@ static int queue_step(worker *w, int cur, long long step, int instrumented)
     EV(w, EV_Y, 0);
     if (rd_sweep_z(f, in, out, &a, st) != 0)
         return -1;
-    EV(w, EV_Z, 0);
     if (split) {
-        /* the edge planes first: their copies go out under the interior's reactions */
-        if (rd_react_edges(f, out, &a, r, w->d_fired, st) != 0)
+        /* the edge planes' reactions on the copies' stream, beside the interior's (reactions
+         * touch one site each): their copies go out while the interior still reacts */
+        SB_CUDA(cudaEventRecord(w->ev[EV_Z], st));
+        SB_CUDA(cudaStreamWaitEvent(w->st[1], w->ev[EV_Z], 0));
+        if (rd_react_edges(f, out, &a, r, w->d_fired, w->st[1]) != 0 ||
+            rd_react(f, out, &a, own_lo + 1, own_hi - 1, r, w->d_fired, st) != 0)
             return -1;
-        SB_CUDA(cudaEventRecord(w->ev[EV_EDGES], st));
-        SB_CUDA(cudaStreamWaitEvent(w->st[1], w->ev[EV_EDGES], 0));
+        EV(w, EV_EDGES, 1);
     } else {
+        EV(w, EV_Z, 0);
         if (rd_react(f, out, &a, own_lo, own_hi, r, w->d_fired, st) != 0)
             return -1;
-        EV(w, EV_REACT, 0);
     }
+    EV(w, EV_REACT, 0);
+    /* the balancer times the GPU's own work: not the copies, which may wait for a neighbour
+     * (NCCL's kernels do) */
+    if (t->stage.balance)
+        SB_CUDA(cudaEventRecord(w->ev[EV_WORK1], st));
     EV(w, EV_OUT0, 1);
     if (t->nslabs > 1 && !t->mpi) {
         if (halos_out(w, 1 - cur, step, instrumented) != 0)
             return -1;
     } else
         EV(w, EV_COPIES, 1); /* mpi: its exchange follows the step, on the host */
-    EV(w, EV_OUT1, 1);
-    if (split) {
-        if (rd_react(f, out, &a, own_lo + 1, own_hi - 1, r, w->d_fired, st) != 0)
-            return -1;
-        EV(w, EV_REACT, 0);
-    }
-    if (t->stage.balance)
-        SB_CUDA(cudaEventRecord(w->ev[EV_WORK1], st));
+    if (split) { /* the overflow count below includes the edges' */
+        SB_CUDA(cudaEventRecord(w->ev[EV_OUT1], w->st[1]));
+        SB_CUDA(cudaStreamWaitEvent(st, w->ev[EV_OUT1], 0));
+    } else
+        EV(w, EV_OUT1, 1);
     return sb_copy(&w->xfer, w->h_count, w->sink.count, sizeof *w->h_count,
                    cudaMemcpyDeviceToHost, st);
 }
@@ -479,25 +484,32 @@ static double elapsed(const worker *w, int from, int to)
 static int add_phases(worker *w, double per_step)
 {
     rd_mgpu *t = w->team;
+    int split = t->stage.overlap && t->nslabs > 1;
     double x = elapsed(w, EV_STEP, EV_X);
     double y = elapsed(w, EV_X, EV_Y), z = elapsed(w, EV_Y, EV_Z);
-    double react = elapsed(w, EV_Z, EV_REACT);
-    double copies = elapsed(w, EV_HALO_IN0, EV_HALO_IN1) + elapsed(w, EV_COPIES, EV_OUT1);
+    /* overlapped, the edge planes' reactions run beside the interior's, on the second stream */
+    double edges = split ? elapsed(w, EV_Z, EV_EDGES) : 0, react = elapsed(w, EV_Z, EV_REACT);
+    /* staged copies in run on the compute stream before the sweeps (without them the span
+     * holds only the host's time between two calls) */
+    double in = w->recv_host[BELOW] || w->recv_host[ABOVE] ? elapsed(w, EV_HALO_IN0, EV_HALO_IN1)
+                                                           : 0;
+    double copies = in + elapsed(w, EV_COPIES, EV_OUT1);
     double waits = elapsed(w, EV_OUT0, EV_COPIES);
-    /* what the copies add to the step: copies in (staged) run before the sweeps on the compute
-     * stream; copies out count where they end after the last kernel (negative: under it; events
-     * of one GPU's two streams share a clock). Not the span from the step's first event, which
-     * holds the host's time to queue the step's first calls, exchange or not. */
+    /* what the copies add to the step: the copies in, and the copies out where they end after
+     * the last reactions (negative: under them; one GPU's events share a clock) */
     float out_ms = 0;
     if (cudaEventElapsedTime(&out_ms, w->ev[EV_REACT], w->ev[EV_OUT1]) != cudaSuccess)
         return sb_fail("reading the step's events on GPU %d failed", w->dev);
-    double exposed = elapsed(w, EV_HALO_IN0, EV_HALO_IN1) + (out_ms > 0 ? out_ms * 1e-3 : 0);
-    if (x < 0 || y < 0 || z < 0 || react < 0 || copies < 0 || waits < 0 || exposed < 0)
+    double exposed = in + (out_ms > 0 ? out_ms * 1e-3 : 0);
+    if (x < 0 || y < 0 || z < 0 || edges < 0 || react < 0 || in < 0 || copies < 0 || waits < 0)
         return sb_fail("reading the step's events on GPU %d failed", w->dev);
     sb_phase_add(&t->phases, "x-sweep per step", x * per_step);
     sb_phase_add(&t->phases, "y-sweep per step", y * per_step);
     sb_phase_add(&t->phases, "z-sweep per step", z * per_step);
-    sb_phase_add(&t->phases, "reactions per step", react * per_step);
+    if (split)
+        sb_phase_add(&t->phases, "edge reactions per step", edges * per_step);
+    sb_phase_add(&t->phases, split ? "interior reactions per step" : "reactions per step",
+                 react * per_step);
     if (t->nslabs > 1) {
         sb_phase_add(&t->phases, "halo copies per step", copies * per_step);
         sb_phase_add(&t->phases, "waits for neighbours per step", waits * per_step);
@@ -736,11 +748,14 @@ static int capture_graphs(worker *w)
     KEEP(cudaEventRecordWithFlags(w->ev[EV_Y_DONE], st, cudaEventRecordExternal));
     KEEP(cudaStreamEndCapture(st, &w->graph[0]));
     SB_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
-    rc = rc || rd_sweep_z(f, C, A, &a, st) || rd_react_edges(f, A, &a, r, w->d_fired, st);
-    /* the edge planes out on the second stream, under the interior's reactions; a copy between
-     * devices is captured as cudaMemcpyAsync over unified addresses (the peer call is not) */
-    KEEP(cudaEventRecord(w->ev[EV_EDGES], st));
-    KEEP(cudaStreamWaitEvent(w->st[1], w->ev[EV_EDGES], 0));
+    /* the edge planes' reactions and their copies on the second stream, beside the interior's
+     * reactions; a copy between devices is captured as cudaMemcpyAsync over unified addresses
+     * (the peer call is not) */
+    rc = rc || rd_sweep_z(f, C, A, &a, st);
+    KEEP(cudaEventRecord(w->ev[EV_Z], st));
+    KEEP(cudaStreamWaitEvent(w->st[1], w->ev[EV_Z], 0));
+    rc = rc || rd_react_edges(f, A, &a, r, w->d_fired, w->st[1]) ||
+         rd_react(f, A, &a, own_lo + 1, own_hi - 1, r, w->d_fired, st);
     for (int side = BELOW; side <= ABOVE; side++) {
         if (w->neighbour[side] < 0)
             continue;
@@ -751,10 +766,10 @@ static int capture_graphs(worker *w)
                              plane_at(t, A, side == BELOW ? own_lo : own_hi - 1), t->plane_bytes,
                              cudaMemcpyDefault, w->st[1]));
     }
-    rc = rc || rd_react(f, A, &a, own_lo + 1, own_hi - 1, r, w->d_fired, st) ||
-         rd_graph_step_advance(w->d_step, st);
-    KEEP(cudaEventRecord(w->ev[EV_OUT1], w->st[1])); /* join the second stream */
+    /* join the second stream before the step advances: its kernel reads the step too */
+    KEEP(cudaEventRecord(w->ev[EV_OUT1], w->st[1]));
     KEEP(cudaStreamWaitEvent(st, w->ev[EV_OUT1], 0));
+    rc = rc || rd_graph_step_advance(w->d_step, st);
     KEEP(cudaStreamEndCapture(st, &w->graph[1]));
 #undef KEEP
     if (rc != 0)
@@ -1048,8 +1063,13 @@ static int open_worker(rd_mgpu *t, worker *w)
             return rc == SB_REFUSED ? rc : sb_fail_context("handicap=%s", sb_param_text(env->params, "handicap"));
     } else
         SB_CUDA(cudaStreamCreateWithFlags(&w->st[0], cudaStreamNonBlocking));
-    if (t->stage.overlap)
-        SB_CUDA(cudaStreamCreateWithFlags(&w->st[1], cudaStreamNonBlocking));
+    if (t->stage.overlap) {
+        /* the copies' stream first in line for the GPU: their few blocks or copy-engine work
+         * must not queue behind the interior reactions they are meant to hide under */
+        int least, greatest;
+        SB_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        SB_CUDA(cudaStreamCreateWithPriority(&w->st[1], cudaStreamNonBlocking, greatest));
+    }
     else
         w->st[1] = w->st[0];
     for (int k = 0; k < EV_COUNT; k++)

@@ -19,7 +19,7 @@ typedef enum rd_halo_path {
 
 typedef struct rd_mgpu_stage {
     rd_halo_path path;
-    int overlap; /* edge work first, its copies on a second stream under the interior's */
+    int overlap; /* edge reactions and their copies on a second stream beside the interior's */
     int balance; /* the split moves with the GPUs' step times */
     int graph;   /* steps as CUDA graphs (one GPU: a device-side loop over steps); peer path */
 } rd_mgpu_stage;
