@@ -1,7 +1,8 @@
 # Paper fig. 4: copies against payload size, a line per variant (host to GPU, GPU to GPU staged
-# through pinned host memory, peer, NCCL). Top: time per copy (median, µs); bottom: bandwidth
-# (the records' items_per_second: the items are bytes), GB/s; both log-log. A dashed line marks
-# 32 KiB, the halo copy the paper times (4.7 µs peered on its GTX 680s).
+# through pinned host memory, peer, NCCL, and MPI when its records are there). Top: time per
+# copy (median, µs); bottom: bandwidth (the records' items_per_second: the items are bytes),
+# GB/s; both log-log. A dashed line marks 32 KiB, the halo copy the paper times (4.7 µs peered
+# on its GTX 680s).
 #   stagebench study bench/studies/copies-fig4.study (figure fig4, kind data)
 # stagebench sets datafile (the run's CSV), names (the variants with valid records) and count.
 set encoding utf8
