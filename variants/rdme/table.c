@@ -26,8 +26,8 @@ const sb_variant rd_variants[RD_NVARIANTS] = {
      "y-sweep is done (an event); staged where a pair cannot peer",
      PAPER ", Implementation (peer-to-peer copies), fig. 4", MGPU, &rd_mgpu_peer_ops},
     {"mgpu-peer-overlap", 5,
-     "reactions of the edge planes first, their copies on a second stream under the interior's "
-     "reactions",
+     "the edge planes' reactions and then their copies on a second, high-priority stream, "
+     "beside the interior's reactions",
      PAPER ", Implementation (overlap), fig. 2", MGPU, &rd_mgpu_peer_overlap_ops},
     {"mgpu-balanced", 6,
      "the split moves in whole z tiles when batch-averaged GPU step times differ, within memory",
