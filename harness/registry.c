@@ -7,11 +7,13 @@
 extern const sb_workload sb_workload_procell;
 extern const sb_workload sb_workload_rdme;
 extern const sb_workload sb_workload_copies;
+extern const sb_workload sb_workload_angio;
 
 static const sb_workload *const workloads[] = {
     &sb_workload_procell,
     &sb_workload_rdme,
     &sb_workload_copies,
+    &sb_workload_angio,
 };
 
 int sb_workload_count(void)

@@ -1,0 +1,220 @@
+/* The host simulation's shared mechanics: state, cell lists, tube boxes, life cycle. */
+#include "host.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../harness/error.h"
+#include "physics.h"
+
+const int ag_half_shell[13][3] = {
+    {1, 0, 0},  {-1, 1, 0}, {0, 1, 0},  {1, 1, 0},  {-1, -1, 1}, {0, -1, 1}, {1, -1, 1},
+    {-1, 0, 1}, {0, 0, 1},  {1, 0, 1},  {-1, 1, 1}, {0, 1, 1},   {1, 1, 1},
+};
+
+void ag_tube_boxes(const ag_model *m, const ag_tube *t, int lo[3], int hi[3])
+{
+    ag_tube_box_range(t, m->laws.k_c, m->r_max, m->box_edge, m->nbox, lo, hi);
+}
+
+/* Box lists of the tubes: counted, then filled (tubes ascending within a box). */
+static int build_tube_lists(ag_sim *s)
+{
+    const ag_model *m = s->m;
+    int nb = m->nbox;
+    s->tube_start = calloc((size_t)s->nboxes + 1, sizeof *s->tube_start);
+    if (!s->tube_start)
+        return sb_fail("out of host memory for the tubes' box lists");
+    for (int pass = 0; pass < 2; pass++) {
+        for (int t = 0; t < m->ntubes; t++) {
+            int lo[3], hi[3];
+            ag_tube_boxes(m, &m->tubes[t], lo, hi);
+            for (int z = lo[2]; z <= hi[2]; z++)
+                for (int y = lo[1]; y <= hi[1]; y++)
+                    for (int x = lo[0]; x <= hi[0]; x++) {
+                        int b = x + nb * (y + nb * z);
+                        if (pass == 0)
+                            s->tube_start[b + 1]++;
+                        else
+                            s->tube_list[s->tube_start[b]++] = t;
+                    }
+        }
+        if (pass == 0) {
+            for (int b = 0; b < s->nboxes; b++)
+                s->tube_start[b + 1] += s->tube_start[b];
+            s->tube_list = malloc(((size_t)s->tube_start[s->nboxes] + 1) * sizeof *s->tube_list);
+            if (!s->tube_list)
+                return sb_fail("out of host memory for the tubes' box lists (%d entries)",
+                               s->tube_start[s->nboxes]);
+        }
+    }
+    /* the fill advanced every start to the next box's: shift back */
+    memmove(s->tube_start + 1, s->tube_start, (size_t)s->nboxes * sizeof *s->tube_start);
+    s->tube_start[0] = 0;
+    return 0;
+}
+
+int ag_sim_open(ag_sim *s, const ag_model *m)
+{
+    memset(s, 0, sizeof *s);
+    s->m = m;
+    s->capacity = m->max_cells;
+    s->nboxes = m->nbox * m->nbox * m->nbox;
+    size_t cap = (size_t)s->capacity;
+    s->cells = malloc(cap * sizeof *s->cells);
+    s->born = malloc(cap * sizeof *s->born);
+    s->dividing = malloc(cap * sizeof *s->dividing);
+    s->box_cells = malloc(cap * sizeof *s->box_cells);
+    s->cell_box = malloc(cap * sizeof *s->cell_box);
+    s->box_start = malloc(((size_t)s->nboxes + 1) * sizeof *s->box_start);
+    s->tubes = malloc(((size_t)m->ntubes + 1) * sizeof *s->tubes);
+    if (!s->cells || !s->born || !s->dividing || !s->box_cells || !s->cell_box ||
+        !s->box_start || !s->tubes || build_tube_lists(s) != 0) {
+        ag_sim_close(s);
+        return sb_fail("out of host memory for %d cells and %d boxes", s->capacity, s->nboxes);
+    }
+    return 0;
+}
+
+void ag_sim_close(ag_sim *s)
+{
+    free(s->cells);
+    free(s->born);
+    free(s->dividing);
+    free(s->box_cells);
+    free(s->cell_box);
+    free(s->box_start);
+    free(s->tubes);
+    free(s->tube_start);
+    free(s->tube_list);
+    memset(s, 0, sizeof *s);
+}
+
+void ag_sim_reset(ag_sim *s)
+{
+    const ag_model *m = s->m;
+    memcpy(s->cells, m->cells, (size_t)m->ncells * sizeof *s->cells);
+    memcpy(s->tubes, m->tubes, (size_t)m->ntubes * sizeof *s->tubes);
+    s->ncells = m->ncells;
+    s->next_id = (uint32_t)m->ncells;
+    s->step = 0;
+    s->cell_pairs = s->tube_pairs = s->divisions = s->deaths = 0;
+}
+
+void ag_sim_bin(ag_sim *s)
+{
+    const ag_model *m = s->m;
+    int nb = m->nbox;
+    memset(s->box_start, 0, ((size_t)s->nboxes + 1) * sizeof *s->box_start);
+    for (int i = 0; i < s->ncells; i++) {
+        const float *x = s->cells[i].x;
+        int b = ag_box_of(m, x[0]) + nb * (ag_box_of(m, x[1]) + nb * ag_box_of(m, x[2]));
+        s->cell_box[i] = b;
+        s->box_start[b + 1]++;
+    }
+    for (int b = 0; b < s->nboxes; b++)
+        s->box_start[b + 1] += s->box_start[b];
+    /* fill through box_start[b], then shift back, as for the tubes */
+    for (int i = 0; i < s->ncells; i++)
+        s->box_cells[s->box_start[s->cell_box[i]]++] = i;
+    memmove(s->box_start + 1, s->box_start, (size_t)s->nboxes * sizeof *s->box_start);
+    s->box_start[0] = 0;
+}
+
+void ag_sim_clear_effects(ag_sim *s)
+{
+    for (int i = 0; i < s->ncells; i++) {
+        ag_cell *c = &s->cells[i];
+        c->f[0] = c->f[1] = c->f[2] = c->dc = c->da = c->p = 0;
+    }
+}
+
+int ag_sim_life(ag_sim *s)
+{
+    const ag_model *m = s->m;
+    int n = 0, alive = 0;
+    for (int i = 0; i < s->ncells; i++) {
+        if (ag_cell_step(&m->laws, m->side, &s->cells[i]))
+            s->dividing[n++] = i;
+        alive += s->cells[i].state != AG_DEAD;
+    }
+    if (alive + n > s->capacity)
+        return sb_fail("step %lld: %d cells and %d divisions exceed max_cells=%d (raise "
+                       "--param max_cells)",
+                       s->step, alive, n, s->capacity);
+    for (int k = 0; k < n; k++)
+        ag_divide(m->side, m->seed, s->step, &s->cells[s->dividing[k]], &s->born[k],
+                  s->next_id + (uint32_t)k);
+    s->next_id += (uint32_t)n;
+    int kept = 0;
+    for (int i = 0; i < s->ncells; i++)
+        if (s->cells[i].state != AG_DEAD)
+            s->cells[kept++] = s->cells[i];
+    memcpy(s->cells + kept, s->born, (size_t)n * sizeof *s->born);
+    s->deaths += s->ncells - kept;
+    s->divisions += n;
+    s->ncells = kept + n;
+    s->step++;
+    return 0;
+}
+
+void ag_sim_output(const ag_sim *s, ag_output *o)
+{
+    o->ncells = s->ncells;
+    memcpy(o->cells, s->cells, (size_t)s->ncells * sizeof *s->cells);
+    for (int t = 0; t < o->ntubes; t++)
+        o->tube_taf[t] = s->tubes[t].taf;
+    memset(o->count, 0, sizeof o->count);
+    for (int i = 0; i < s->ncells; i++)
+        o->count[s->cells[i].state]++;
+    o->cell_pairs = s->cell_pairs;
+    o->tube_pairs = s->tube_pairs;
+    o->divisions = s->divisions;
+    o->deaths = s->deaths;
+}
+
+int ag_stage_open(sb_env *env, const void *model, int (*step)(ag_stage *), ag_stage **out)
+{
+    ag_stage *st = calloc(1, sizeof *st);
+    if (!st)
+        return sb_fail("out of host memory");
+    if (ag_sim_open(&st->sim, model) != 0) {
+        free(st);
+        return -1;
+    }
+    st->env = env;
+    st->step = step;
+    *out = st;
+    return 0;
+}
+
+int ag_stage_run(void *state)
+{
+    ag_stage *st = state;
+    sb_phases_clear(&st->phases);
+    ag_sim_reset(&st->sim);
+    for (long long k = 0; k < st->sim.m->steps; k++)
+        if (st->step(st) != 0)
+            return -1;
+    return 0;
+}
+
+int ag_stage_output(void *state, void *out)
+{
+    ag_stage *st = state;
+    ag_sim_output(&st->sim, out);
+    return 0;
+}
+
+void ag_stage_teardown(void *state)
+{
+    ag_stage *st = state;
+    ag_sim_close(&st->sim);
+    free(st);
+}
+
+void ag_stage_report(void *state, sb_report *r)
+{
+    ag_stage *st = state;
+    r->phases = st->phases;
+}
