@@ -27,7 +27,6 @@ typedef struct ag_coproc_stage {
 
 int ag_coproc_setup(sb_env *env, const void *model, void **state, const ag_coproc_stage *stage);
 /* run, output, teardown and report of every co-processor stage */
-extern const sb_variant_ops ag_coproc_ops_template;
 int ag_coproc_run(void *state);
 int ag_coproc_output(void *state, void *out);
 void ag_coproc_teardown(void *state);

@@ -10,4 +10,21 @@ const sb_variant ag_variants[AG_NVARIANTS] = {
     {"cpu-openmp", 0,
      "every core: each cell gathers from its 27 boxes and its box's tubes, each tube its TAF",
      "beyond the paper", 0, &ag_cpu_openmp_ops},
+    {"gpu-naive", 1,
+     "co-processor: each phase converts the cells to arrays and copies them in; a thread per "
+     "cell over 27 boxes, force, exchange and pressure in one kernel; results copied back",
+     PAPER ", 3.1-3.2 (alg. 3; paper about 6x)", SB_NEEDS_GPU, &ag_gpu_naive_ops},
+    {"neighbor-list", 2, "neighbour lists built apart from the interactions (lower registers)",
+     PAPER ", 3.3 (figs. 4, 5)", SB_NEEDS_GPU, &ag_neighbor_list_ops},
+    {"shared-memory", 3,
+     "lists built a box per block, the 27 boxes around staged in shared memory",
+     PAPER ", 3.4 (alg. 4, fig. 4)", SB_NEEDS_GPU, &ag_shared_memory_ops},
+    {"texture", 4, "neighbours' properties read through texture objects",
+     PAPER ", 3.5 (fig. 3)", SB_NEEDS_GPU, &ag_texture_ops},
+    {"tube-lists", 5,
+     "tube-cell split: a thread per tube appends itself to its cells' lists (atomicAdd), then "
+     "a thread per cell gathers them",
+     PAPER ", 3.6 (alg. 5, 6; fig. 8)", SB_NEEDS_GPU, &ag_tube_lists_ops},
+    {"pinned", 6, "page-locked host buffers for every copy", PAPER ", 3.7 (paper +5 %)",
+     SB_NEEDS_GPU, &ag_pinned_ops},
 };

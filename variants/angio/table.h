@@ -10,8 +10,14 @@ extern "C" {
 
 extern const sb_variant_ops ag_cpu_reference_ops;
 extern const sb_variant_ops ag_cpu_openmp_ops;
+extern const sb_variant_ops ag_gpu_naive_ops;
+extern const sb_variant_ops ag_neighbor_list_ops;
+extern const sb_variant_ops ag_shared_memory_ops;
+extern const sb_variant_ops ag_texture_ops;
+extern const sb_variant_ops ag_tube_lists_ops;
+extern const sb_variant_ops ag_pinned_ops;
 
-#define AG_NVARIANTS 2
+#define AG_NVARIANTS 8
 extern const sb_variant ag_variants[AG_NVARIANTS];
 
 #ifdef __cplusplus
