@@ -27,4 +27,12 @@ const sb_variant ag_variants[AG_NVARIANTS] = {
      PAPER ", 3.6 (alg. 5, 6; fig. 8)", SB_NEEDS_GPU, &ag_tube_lists_ops},
     {"pinned", 6, "page-locked host buffers for every copy", PAPER ", 3.7 (paper +5 %)",
      SB_NEEDS_GPU, &ag_pinned_ops},
+    {"resident", 7,
+     "the whole step on the GPU: cell lists by counting sort, interactions, tube lists, life "
+     "cycle with divisions and removal by scans; no per-step copies",
+     "beyond the paper (its conclusion)", SB_NEEDS_GPU, &ag_resident_ops},
+    {"sorted", 8,
+     "interaction inputs gathered in box order every rebuild: a box's cells contiguous, 16-byte "
+     "loads",
+     "beyond the paper", SB_NEEDS_GPU, &ag_sorted_ops},
 };

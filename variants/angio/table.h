@@ -16,8 +16,10 @@ extern const sb_variant_ops ag_shared_memory_ops;
 extern const sb_variant_ops ag_texture_ops;
 extern const sb_variant_ops ag_tube_lists_ops;
 extern const sb_variant_ops ag_pinned_ops;
+extern const sb_variant_ops ag_resident_ops;
+extern const sb_variant_ops ag_sorted_ops;
 
-#define AG_NVARIANTS 8
+#define AG_NVARIANTS 10
 extern const sb_variant ag_variants[AG_NVARIANTS];
 
 #ifdef __cplusplus
