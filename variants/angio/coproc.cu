@@ -334,25 +334,13 @@ static int dev_alloc(coproc *g, void **p, size_t bytes, const char *what)
     return sb_dev_alloc(&env->mem, env->devices[0], p, bytes ? bytes : 4, what);
 }
 
-/* The neighbour lists at capacity g->nbr_cap. */
-static int alloc_lists(coproc *g)
+/* Lists of `per_cell` entries a cell (neighbours, tubes), allocated again when they grow. */
+static int alloc_lists(coproc *g, int **list, int per_cell, const char *what)
 {
-    sb_env *env = g->st->env;
-    if (g->d_nbr)
-        sb_dev_free(&env->mem, g->d_nbr);
-    g->d_nbr = NULL;
-    return dev_alloc(g, (void **)&g->d_nbr, (size_t)g->cap * g->nbr_cap * sizeof(int),
-                     "neighbour lists");
-}
-
-static int alloc_tube_lists(coproc *g)
-{
-    sb_env *env = g->st->env;
-    if (g->d_tube_list)
-        sb_dev_free(&env->mem, g->d_tube_list);
-    g->d_tube_list = NULL;
-    return dev_alloc(g, (void **)&g->d_tube_list, (size_t)g->cap * g->tube_cap * sizeof(int),
-                     "tube lists");
+    if (*list)
+        sb_dev_free(&g->st->env->mem, *list);
+    *list = NULL;
+    return dev_alloc(g, (void **)list, (size_t)g->cap * per_cell * sizeof(int), what);
 }
 
 static int alloc_slots(coproc *g)
@@ -510,7 +498,7 @@ static int cell_cell_kernels(coproc *g)
         while (g->nbr_cap < most)
             g->nbr_cap *= 2;
         g->rebuilds++;
-        if (alloc_lists(g) != 0)
+        if (alloc_lists(g, &g->d_nbr, g->nbr_cap, "neighbour lists") != 0)
             return -1;
     }
     if (g->stage.cells == AG_CC_LIST_TEXTURE)
@@ -563,7 +551,7 @@ static int tube_cell_kernels(coproc *g)
         while (g->tube_cap < most)
             g->tube_cap *= 2;
         g->rebuilds++;
-        if (alloc_tube_lists(g) != 0)
+        if (alloc_lists(g, &g->d_tube_list, g->tube_cap, "tube lists") != 0)
             return -1;
     }
 }
@@ -670,11 +658,11 @@ static int open_gpu(coproc *g)
         dev_alloc(g, (void **)&g->d_pairs, sizeof *g->d_pairs, "pair count") != 0 ||
         dev_alloc(g, (void **)&g->d_most, sizeof(int), "list lengths") != 0)
         return -1;
-    if (g->stage.cells != AG_CC_NAIVE && alloc_lists(g) != 0)
+    if (g->stage.cells != AG_CC_NAIVE && alloc_lists(g, &g->d_nbr, g->nbr_cap, "neighbour lists") != 0)
         return -1;
     if (g->stage.cells >= AG_CC_LIST_SHARED && alloc_slots(g) != 0)
         return -1;
-    if (g->stage.tube_lists && alloc_tube_lists(g) != 0)
+    if (g->stage.tube_lists && alloc_lists(g, &g->d_tube_list, g->tube_cap, "tube lists") != 0)
         return -1;
     if (g->stage.cells == AG_CC_LIST_TEXTURE &&
         (texture_of(g->d_pos, cap * sizeof(float4), cudaCreateChannelDesc<float4>(),

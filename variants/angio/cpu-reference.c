@@ -79,21 +79,7 @@ static void tube_cell(ag_sim *s)
 
 static int step(ag_stage *st)
 {
-    ag_sim *s = &st->sim;
-    double t = sb_phase_begin(st->env, "cell lists");
-    ag_sim_bin(s);
-    ag_sim_clear_effects(s);
-    sb_phase_end(&st->phases, "cell lists", t);
-    t = sb_phase_begin(st->env, "cell-cell");
-    cell_cell(s);
-    sb_phase_end(&st->phases, "cell-cell", t);
-    t = sb_phase_begin(st->env, "tube-cell");
-    tube_cell(s);
-    sb_phase_end(&st->phases, "tube-cell", t);
-    t = sb_phase_begin(st->env, "life cycle");
-    int rc = ag_sim_life(s);
-    sb_phase_end(&st->phases, "life cycle", t);
-    return rc;
+    return ag_host_step(st, cell_cell, tube_cell);
 }
 
 static int setup(sb_env *env, const void *model, void **state)

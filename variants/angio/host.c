@@ -218,3 +218,22 @@ void ag_stage_report(void *state, sb_report *r)
     ag_stage *st = state;
     r->phases = st->phases;
 }
+
+int ag_host_step(ag_stage *st, void (*cell_cell)(ag_sim *), void (*tube_cell)(ag_sim *))
+{
+    ag_sim *s = &st->sim;
+    double t = sb_phase_begin(st->env, "cell lists");
+    ag_sim_bin(s);
+    ag_sim_clear_effects(s);
+    sb_phase_end(&st->phases, "cell lists", t);
+    t = sb_phase_begin(st->env, "cell-cell");
+    cell_cell(s);
+    sb_phase_end(&st->phases, "cell-cell", t);
+    t = sb_phase_begin(st->env, "tube-cell");
+    tube_cell(s);
+    sb_phase_end(&st->phases, "tube-cell", t);
+    t = sb_phase_begin(st->env, "life cycle");
+    int rc = ag_sim_life(s);
+    sb_phase_end(&st->phases, "life cycle", t);
+    return rc;
+}

@@ -63,6 +63,9 @@ struct ag_stage {
     void *gpu;
 };
 int ag_stage_open(sb_env *env, const void *model, int (*step)(ag_stage *), ag_stage **out);
+/* A step all on the host (the CPU stages): cell lists, the two interaction phases given, the
+ * life cycle, each a phase. */
+int ag_host_step(ag_stage *st, void (*cell_cell)(ag_sim *), void (*tube_cell)(ag_sim *));
 /* The sb_variant_ops of such a stage (state: the ag_stage). teardown frees the host part only:
  * a GPU stage frees its own first. */
 int ag_stage_run(void *state);
