@@ -301,6 +301,15 @@ static int csv_number(sb_records *r, int present, double x)
     return present && isfinite(x) ? csv_append(r, ",%.9g", x) : csv_append(r, ",");
 }
 
+/* Seconds of phase `name` in p, -1 when p has no such phase. */
+static double phase_of(const sb_phases *p, const char *name)
+{
+    for (int i = 0; i < p->n; i++)
+        if (strcmp(p->name[i], name) == 0)
+            return p->seconds[i];
+    return -1;
+}
+
 static int csv_header(sb_records *r)
 {
     const sb_workload *w = r->workload;
@@ -321,6 +330,9 @@ static int csv_header(sb_records *r)
         return -1;
     for (int i = 0; w->output_figures && w->output_figures[i]; i++)
         if (csv_append(r, ",%s", w->output_figures[i]) != 0)
+            return -1;
+    for (int i = 0; w->csv_phases && w->csv_phases[i]; i++)
+        if (csv_append(r, ",phase:%s", w->csv_phases[i]) != 0)
             return -1;
     return csv_append(r, "\n");
 }
@@ -372,6 +384,9 @@ static int csv_row(sb_records *r, const sb_result *res)
          csv_number(r, 1, d.steady_sim_per_hour);
     for (int i = 0; !rc && res->workload->output_figures && res->workload->output_figures[i]; i++)
         rc = csv_number(r, v, res->figures.values[i]);
+    for (int i = 0; !rc && res->workload->csv_phases && res->workload->csv_phases[i]; i++)
+        rc = csv_number(r, v && phase_of(&res->report.phases, res->workload->csv_phases[i]) >= 0,
+                        phase_of(&res->report.phases, res->workload->csv_phases[i]));
     return rc || csv_append(r, "\n") ? -1 : 0;
 }
 

@@ -461,22 +461,16 @@ static int read_most(coproc *g, int *most)
     return 0;
 }
 
-static int cell_cell_kernels(coproc *g)
+/* The neighbour lists (not gpu-naive), built again larger when a cell has more neighbours
+ * than they hold. */
+static int cell_cell_lists(coproc *g)
 {
     ag_sim *s = &g->st->sim;
     const ag_model *m = s->m;
     geom ge = {m->box_edge, m->nbox, m->r_max};
     int n = s->ncells;
-    SB_CUDA(cudaMemsetAsync(g->d_pairs, 0, sizeof *g->d_pairs, g->stream));
-    if (n == 0)
+    if (n == 0 || g->stage.cells == AG_CC_NAIVE)
         return 0;
-    if (g->stage.cells == AG_CC_NAIVE) {
-        cell_cell_naive<<<blocks(n), THREADS, 0, g->stream>>>(m->laws, ge, g->d_pos, g->d_ca,
-                                                              g->d_box_start, g->d_box_cells, n,
-                                                              g->d_eff, g->d_ex, g->d_pairs);
-        SB_LAUNCHED("cell_cell_naive");
-        return 0;
-    }
     for (;;) {
         SB_CUDA(cudaMemsetAsync(g->d_most, 0, sizeof(int), g->stream));
         if (g->stage.cells == AG_CC_LIST)
@@ -494,12 +488,30 @@ static int cell_cell_kernels(coproc *g)
         if (read_most(g, &most) != 0)
             return -1;
         if (most <= g->nbr_cap)
-            break;
+            return 0;
         while (g->nbr_cap < most)
             g->nbr_cap *= 2;
         g->rebuilds++;
         if (alloc_lists(g, &g->d_nbr, g->nbr_cap, "neighbour lists") != 0)
             return -1;
+    }
+}
+
+static int cell_cell_kernels(coproc *g)
+{
+    ag_sim *s = &g->st->sim;
+    const ag_model *m = s->m;
+    geom ge = {m->box_edge, m->nbox, m->r_max};
+    int n = s->ncells;
+    SB_CUDA(cudaMemsetAsync(g->d_pairs, 0, sizeof *g->d_pairs, g->stream));
+    if (n == 0)
+        return 0;
+    if (g->stage.cells == AG_CC_NAIVE) {
+        cell_cell_naive<<<blocks(n), THREADS, 0, g->stream>>>(m->laws, ge, g->d_pos, g->d_ca,
+                                                              g->d_box_start, g->d_box_cells, n,
+                                                              g->d_eff, g->d_ex, g->d_pairs);
+        SB_LAUNCHED("cell_cell_naive");
+        return 0;
     }
     if (g->stage.cells == AG_CC_LIST_TEXTURE)
         interact_listed<true><<<blocks(n), THREADS, 0, g->stream>>>(
@@ -595,6 +607,8 @@ static int step(ag_stage *st)
     TIMED("cell lists", (ag_sim_bin(s), ag_sim_clear_effects(s), 0));
     TIMED("cell-cell conversion", convert_cells(g, slots));
     TIMED("cell-cell copies", copy_cells_in(g, slots));
+    if (g->stage.cells != AG_CC_NAIVE)
+        TIMED("cell-cell lists", cell_cell_lists(g));
     TIMED("cell-cell kernels", cell_cell_kernels(g));
     TIMED("cell-cell copies", copy_effects_out(g, 0));
     TIMED("cell-cell conversion", add_cell_phase(g));

@@ -299,6 +299,13 @@ static void figures(const void *model, const void *out, sb_figures *fig)
 
 static const char *const output_figures[] = {"cells", "hypoxic", "divisions", "deaths", NULL};
 
+/* The phases the studies' figures split a step into (the CPU and resident stages have the
+ * first four; the co-processor stages the rest and the first and last). */
+static const char *const csv_phases[] = {
+    "cell lists",           "cell-cell",         "tube-cell",          "life cycle",
+    "cell-cell conversion", "cell-cell copies",  "cell-cell lists",    "cell-cell kernels",
+    "tube-cell conversion", "tube-cell copies",  "tube-cell kernels",  NULL};
+
 /* --dump-output: a table of the final cells, then the tubes' TAF. */
 static int write_cells(FILE *f, const void *model, const void *out)
 {
@@ -342,4 +349,5 @@ const sb_workload sb_workload_angio = {
     .figures = figures,
     .output_figures = output_figures,
     .output_write = output_write,
+    .csv_phases = csv_phases,
 };
