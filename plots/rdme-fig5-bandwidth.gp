@@ -5,8 +5,8 @@
 # (steady_pct_peak_dram). Bottom: lattice-site updates per second (steady_items_per_second).
 #   stagebench study bench/studies/rdme-single-gpu.study (figure fig5-bandwidth, kind data)
 needed = "steady_pct_peak_dram steady_items_per_second"
-load "rdme-common.gp"
-call "rdme-distinct.gp" "spacing"
+load "records.gp"
+call "distinct.gp" "spacing"
 spacings = values
 # lattice sites of a row, as a macro (@sites): items are site updates, sites x steps
 sites = 'column("items") / column("steps")'

@@ -5,8 +5,8 @@
 # are labelled for the first stage.
 #   stagebench study bench/studies/rdme-single-gpu.study (figure fig5, kind data)
 needed = "steady_simulated_s_per_hour"
-load "rdme-common.gp"
-call "rdme-distinct.gp" "spacing"
+load "records.gp"
+call "distinct.gp" "spacing"
 spacings = values
 # the spec's cell sizes (variants/rdme/scenario.c), in cubic micrometres
 volume(cell) = cell eq "ecoli" ? 2 : cell eq "dividing-ecoli" ? 4 : cell eq "yeast" ? 64 : \

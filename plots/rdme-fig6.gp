@@ -5,7 +5,7 @@
 # loop alone (steady_s), without upload and download.
 #   stagebench study bench/studies/rdme-single-gpu.study (figure fig6, kind data)
 needed = "steady_s overflow_particles"
-load "rdme-common.gp"
+load "records.gp"
 us_per_step(v) = row_of(v) ? 1e6 * column("steady_s") / column("steps") : NaN
 overflow_per_step(v) = row_of(v) ? column("overflow_particles") / column("steps") : NaN
 # the onset: the fewest particles swept that overflowed

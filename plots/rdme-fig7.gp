@@ -4,7 +4,7 @@
 # its standard error and the intercept, in <outbase>-slope.txt. The step loop alone (steady_s).
 #   stagebench study bench/studies/rdme-single-gpu.study (figure fig7, kind data)
 needed = "steady_s"
-load "rdme-common.gp"
+load "records.gp"
 us_per_step(v) = row_of(v) ? 1e6 * column("steady_s") / column("steps") : NaN
 set fit quiet nolog
 array slope[count]

@@ -3,8 +3,8 @@
 # 384 on GTX 680s. Also writes <outbase>.txt with the values and the speed-ups.
 #   stagebench study bench/studies/rdme-multi-gpu.study (figure min, kind data)
 needed = "steady_simulated_s_per_hour gpus"
-load "rdme-common.gp"
-call "rdme-distinct.gp" "gpus"
+load "records.gp"
+call "distinct.gp" "gpus"
 gpu_counts = values
 paper(g) = g == 1 ? 134.0 : g == 2 ? 249.0 : g == 4 ? 384.0 : NaN
 set print outbase.".txt"

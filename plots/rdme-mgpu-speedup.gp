@@ -5,10 +5,10 @@
 # E. coli on 2 and 4 GTX 680s).
 #   stagebench study bench/studies/rdme-multi-gpu.study (figure table2, kind data)
 needed = "steady_s gpus"
-load "rdme-common.gp"
-call "rdme-distinct.gp" "spacing"
+load "records.gp"
+call "distinct.gp" "spacing"
 spacings = values
-call "rdme-distinct.gp" "gpus"
+call "distinct.gp" "gpus"
 gpu_counts = values
 # the cells the study ran, in order of size
 cells = ""

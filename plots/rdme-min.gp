@@ -8,7 +8,7 @@
 # (sample_steps dividing steps) for the image.
 #   stagebench study bench/studies/rdme-min.study (figure min, kind data)
 needed = ""
-load "rdme-common.gp"
+load "records.gp"
 if (dumpcount < 1) {
     exit error "no dump file: the figure's run needs a `dump NAME` line"
 }

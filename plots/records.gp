@@ -1,4 +1,4 @@
-# Shared by the rdme figure scripts of bench/studies/rdme-*.study (figure kind data): the
+# Shared by the figure scripts of the studies (figure kind data: rdme-*, angio-*): the
 # records' CSV view read by column name, the rows of one variant, and a one-line stop when no
 # record has a column the figure needs (set `needed` to their names before loading this).
 # stagebench sets datafile (the run's CSV), names (the variants with valid records) and count.

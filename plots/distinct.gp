@@ -1,4 +1,4 @@
-# call "rdme-distinct.gp" "COLUMN": the distinct numbers of COLUMN among the valid records of
+# call "distinct.gp" "COLUMN": the distinct numbers of COLUMN among the valid records of
 # datafile, in increasing order, as words in `values` (e.g. " 8 16"): the lines a swept
 # parameter gives, whichever values the study swept.
 values = ""
