@@ -331,9 +331,14 @@ static int csv_header(sb_records *r)
     for (int i = 0; w->output_figures && w->output_figures[i]; i++)
         if (csv_append(r, ",%s", w->output_figures[i]) != 0)
             return -1;
-    for (int i = 0; w->csv_phases && w->csv_phases[i]; i++)
-        if (csv_append(r, ",phase:%s", w->csv_phases[i]) != 0)
+    /* gnuplot finds a column by a name without blanks: cell-cell lists -> phase:cell-cell_lists */
+    for (int i = 0; w->csv_phases && w->csv_phases[i]; i++) {
+        if (csv_append(r, ",phase:") != 0)
             return -1;
+        for (const char *c = w->csv_phases[i]; *c; c++)
+            if (csv_append(r, "%c", *c == ' ' ? '_' : *c) != 0)
+                return -1;
+    }
     return csv_append(r, "\n");
 }
 

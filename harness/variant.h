@@ -153,9 +153,9 @@ typedef struct sb_workload {
     void (*figures)(const void *model, const void *out, sb_figures *fig);
     /* Names of sb_figures.values (records: derived.output, CSV columns); NULL-terminated. */
     const char *const *output_figures;
-    /* Phases the CSV view carries, a column "phase:<name>" each (seconds of the record's last
-     * run; empty where a variant has no such phase), for figures that split a step; NULL-terminated
-     * or NULL. */
+    /* Phases the CSV view carries, a column "phase:<name>" each, blanks as _ (seconds of the last
+     * run; empty where a variant has no such phase), for figures that split a step;
+     * NULL-terminated or NULL. */
     const char *const *csv_phases;
     /* --dump-output PATH: written atomically; a workload may add files beside it (PATH.*). */
     int (*output_write)(const void *model, const void *out, const char *path);
