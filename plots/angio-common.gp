@@ -20,4 +20,5 @@ ref(x, c) = at(x) > 0 ? ref_value[(at(x) - 1) * 16 + \
             sum [j = 1:words(ref_columns)] (word(ref_columns, j) eq c ? j : 0)] : NaN
 set grid
 set logscale x 2
+set format x "%.0f"
 set key left top

@@ -8,5 +8,5 @@ while (1) {
                           column(ARG1) : 1e300) nooutput
     if (STATS_min >= 1e300) { break }
     distinct_above = STATS_min
-    values = values . sprintf(" %g", distinct_above)
+    values = values . sprintf(" %.10g", distinct_above)
 }
