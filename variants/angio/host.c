@@ -17,6 +17,13 @@ void ag_tube_boxes(const ag_model *m, const ag_tube *t, int lo[3], int hi[3])
     ag_tube_box_range(t, m->laws.k_c, m->r_max, m->box_edge, m->nbox, lo, hi);
 }
 
+/* A fill through start[b]++ leaves every start at the next box's: shift them back. */
+static void restore_starts(int *start, int nboxes)
+{
+    memmove(start + 1, start, (size_t)nboxes * sizeof *start);
+    start[0] = 0;
+}
+
 /* Box lists of the tubes: counted, then filled (tubes ascending within a box). */
 static int build_tube_lists(ag_sim *s)
 {
@@ -48,9 +55,7 @@ static int build_tube_lists(ag_sim *s)
                                s->tube_start[s->nboxes]);
         }
     }
-    /* the fill advanced every start to the next box's: shift back */
-    memmove(s->tube_start + 1, s->tube_start, (size_t)s->nboxes * sizeof *s->tube_start);
-    s->tube_start[0] = 0;
+    restore_starts(s->tube_start, s->nboxes);
     return 0;
 }
 
@@ -114,11 +119,9 @@ void ag_sim_bin(ag_sim *s)
     }
     for (int b = 0; b < s->nboxes; b++)
         s->box_start[b + 1] += s->box_start[b];
-    /* fill through box_start[b], then shift back, as for the tubes */
     for (int i = 0; i < s->ncells; i++)
         s->box_cells[s->box_start[s->cell_box[i]]++] = i;
-    memmove(s->box_start + 1, s->box_start, (size_t)s->nboxes * sizeof *s->box_start);
-    s->box_start[0] = 0;
+    restore_starts(s->box_start, s->nboxes);
 }
 
 void ag_sim_clear_effects(ag_sim *s)
@@ -158,19 +161,27 @@ int ag_sim_life(ag_sim *s)
     return 0;
 }
 
+void ag_output_set(ag_output *o, const ag_cell *cells, int ncells, const ag_tube *tubes,
+                   long long cell_pairs, long long tube_pairs, long long divisions,
+                   long long deaths)
+{
+    o->ncells = ncells;
+    memcpy(o->cells, cells, (size_t)ncells * sizeof *cells);
+    for (int t = 0; t < o->ntubes; t++)
+        o->tube_taf[t] = tubes[t].taf;
+    memset(o->count, 0, sizeof o->count);
+    for (int i = 0; i < ncells; i++)
+        o->count[cells[i].state]++;
+    o->cell_pairs = cell_pairs;
+    o->tube_pairs = tube_pairs;
+    o->divisions = divisions;
+    o->deaths = deaths;
+}
+
 void ag_sim_output(const ag_sim *s, ag_output *o)
 {
-    o->ncells = s->ncells;
-    memcpy(o->cells, s->cells, (size_t)s->ncells * sizeof *s->cells);
-    for (int t = 0; t < o->ntubes; t++)
-        o->tube_taf[t] = s->tubes[t].taf;
-    memset(o->count, 0, sizeof o->count);
-    for (int i = 0; i < s->ncells; i++)
-        o->count[s->cells[i].state]++;
-    o->cell_pairs = s->cell_pairs;
-    o->tube_pairs = s->tube_pairs;
-    o->divisions = s->divisions;
-    o->deaths = s->deaths;
+    ag_output_set(o, s->cells, s->ncells, s->tubes, s->cell_pairs, s->tube_pairs, s->divisions,
+                  s->deaths);
 }
 
 int ag_stage_open(sb_env *env, const void *model, int (*step)(ag_stage *), ag_stage **out)

@@ -50,6 +50,11 @@ extern const int ag_half_shell[13][3];
 /* Output of the run so far (the CPU stages, and the co-processor stages, which hold the cells
  * here). */
 void ag_sim_output(const ag_sim *s, ag_output *o);
+/* Any stage's output: the cells (ascending id), the tubes' TAF, the population by state and the
+ * run's counters. */
+void ag_output_set(ag_output *o, const ag_cell *cells, int ncells, const ag_tube *tubes,
+                   long long cell_pairs, long long tube_pairs, long long divisions,
+                   long long deaths);
 
 /* A stage whose steps run on the host loop (the CPU stages, and the paper's co-processor
  * stages, which send the interaction phases to the GPU): the run resets the simulation and

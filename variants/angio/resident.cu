@@ -17,6 +17,7 @@
 
 #include "../../cuda/check.h"
 #include "../../harness/error.h"
+#include "host.h"
 #include "physics.h"
 #include "resident.h"
 #include "table.h"
@@ -579,18 +580,8 @@ extern "C" int ag_resident_setup(sb_env *env, const void *model, void **state, i
 extern "C" int ag_resident_output(void *state, void *out)
 {
     ag_gpu *g = (ag_gpu *)state;
-    ag_output *o = (ag_output *)out;
-    o->ncells = g->ncells;
-    memcpy(o->cells, g->h_cells, (size_t)g->ncells * sizeof(ag_cell));
-    for (int t = 0; t < o->ntubes; t++)
-        o->tube_taf[t] = g->h_tubes[t].taf;
-    memset(o->count, 0, sizeof o->count);
-    for (int i = 0; i < g->ncells; i++)
-        o->count[g->h_cells[i].state]++;
-    o->cell_pairs = g->cell_pairs;
-    o->tube_pairs = g->tube_pairs;
-    o->divisions = g->divisions;
-    o->deaths = g->deaths;
+    ag_output_set((ag_output *)out, g->h_cells, g->ncells, g->h_tubes, g->cell_pairs,
+                  g->tube_pairs, g->divisions, g->deaths);
     return 0;
 }
 
