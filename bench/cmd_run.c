@@ -22,7 +22,9 @@ static const char usage[] =
     "                     CPU reference); a single-GPU variant for runs too long for the CPU\n"
     "  --out FILE         records file (default results/runs/<workload>-<UTC time>.json)\n"
     "  --dump-output FILE the (validated) output, as text\n"
-    "  --quiet            no line per variant\n";
+    "  --quiet            no line per variant\n"
+    "  --kernels          under each valid GPU result, the kernels of its validation run:\n"
+    "                     launches, time, registers, local and shared memory, occupancy\n";
 
 static int fail(void)
 {
@@ -45,7 +47,7 @@ int sb_cmd_run(int argc, char **argv)
 {
     const char *variants = "all", *device = NULL, *out = NULL, *dump = NULL, *reference = NULL;
     const char *assignments[SB_MAX_PARAMS * 4];
-    int nassign = 0, quiet = 0;
+    int nassign = 0, quiet = 0, kernels = 0;
     char seed_assignment[64];
     sb_measure_options opt;
     sb_measure_defaults(&opt);
@@ -69,8 +71,8 @@ int sb_cmd_run(int argc, char **argv)
         snprintf(name, sizeof name, "%.*s", (int)len, arg + 2);
         if (inline_value)
             value = eq + 1;
-        else if (strcmp(name, "cold") && strcmp(name, "quiet") && strcmp(name, "no-activity") &&
-                 i + 1 < argc)
+        else if (strcmp(name, "cold") && strcmp(name, "quiet") && strcmp(name, "kernels") &&
+                 strcmp(name, "no-activity") && i + 1 < argc)
             value = argv[++i];
         int known = sb_measure_option(&opt, name, value);
         if (known < 0)
@@ -79,6 +81,10 @@ int sb_cmd_run(int argc, char **argv)
             continue;
         if (strcmp(name, "quiet") == 0) {
             quiet = 1;
+            continue;
+        }
+        if (strcmp(name, "kernels") == 0) {
+            kernels = 1;
             continue;
         }
         if (!value) {
@@ -106,6 +112,11 @@ int sb_cmd_run(int argc, char **argv)
         }
     }
 
+    if (kernels && !opt.activity) {
+        sb_fail("--kernels needs the activity records, which --no-activity turns off: drop one");
+        return fail();
+    }
+
     sb_params params;
     sb_params_init(&params, w->params, w->nparams);
     for (int i = 0; i < nassign; i++)
@@ -114,7 +125,7 @@ int sb_cmd_run(int argc, char **argv)
     sb_devices devices;
     if (sb_devices_select(&devices, device) != 0)
         return fail();
-    sb_point point = {w, &params, variants, reference, dump, &opt, &devices, quiet};
+    sb_point point = {w, &params, variants, reference, dump, &opt, &devices, quiet, kernels};
     if (sb_point_check(&point) != 0)
         return fail();
 

@@ -1,5 +1,6 @@
 #include "runner.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,8 +131,57 @@ int sb_point_check(const sb_point *p)
     return 0;
 }
 
-static void print_result(const sb_result *res, const sb_workload *w)
+/* A name cut to its last cap - 2 characters behind a '~' when it does not fit: a kernel's own
+ * name comes last, after its namespaces. */
+static const char *name_tail(const char *name, char *buf, size_t cap)
 {
+    size_t n = strlen(name);
+    if (n < cap)
+        return name;
+    snprintf(buf, cap, "~%s", name + n - (cap - 2));
+    return buf;
+}
+
+/* The validation run's kernels (--kernels): one row per kernel and launch shape, most time
+ * first, with the share of the run's kernel time and the theoretical occupancy. */
+static void print_kernels(const sb_activity_result *a)
+{
+    if (strcmp(a->status, "collected") != 0) {
+        printf("    no kernel table: activity records %s%s%s\n", a->status,
+               a->reason[0] ? ": " : "", a->reason);
+        return;
+    }
+    const sb_activity *run = &a->run;
+    if (run->nkernel_table == 0 && run->kernel_table_omitted_launches == 0) {
+        printf("    no kernel launched from the host in the validation run\n");
+        return;
+    }
+    printf("    %-44s %3s %8s %6s %4s %7s %5s %8s %9s %5s  %s\n", "kernel (validation run)", "dev",
+           "launches", "time", "regs", "local B", "block", "shared B", "blocks/SM", "occ.",
+           "limited by");
+    for (int i = 0; i < run->nkernel_table; i++) {
+        const sb_kernel *k = &run->kernel_table[i];
+        char name[45], share[16] = "-", blocks[16] = "-", occupancy[16] = "-";
+        if (run->kernel_s > 0)
+            snprintf(share, sizeof share, "%.1f%%", 100 * k->seconds / run->kernel_s);
+        if (!isnan(k->occupancy)) {
+            snprintf(blocks, sizeof blocks, "%d", k->blocks_per_sm);
+            snprintf(occupancy, sizeof occupancy, "%.0f%%", 100 * k->occupancy);
+        }
+        printf("    %-44s %3d %8lld %6s %4d %7d %5d %8d %9s %5s  %s\n",
+               name_tail(k->name, name, sizeof name), k->device, k->launches, share, k->registers,
+               k->local_bytes_per_thread, k->block_threads,
+               k->static_shared_bytes + k->dynamic_shared_bytes, blocks, occupancy,
+               k->limited_by[0] ? k->limited_by : "-");
+    }
+    if (run->kernel_table_omitted_launches > 0)
+        printf("    and %lld launches of kernels past the table's %d rows\n",
+               run->kernel_table_omitted_launches, SB_KERNEL_TABLE_ROWS);
+}
+
+static void print_result(const sb_result *res, const sb_point *p)
+{
+    const sb_workload *w = p->workload;
     char t[32], mem[32];
     if (res->status == SB_SKIPPED && res->variant->needs & SB_NEEDS_GPU && res->ndevices == 0)
         return; /* said once for the point (no GPU) */
@@ -146,16 +196,18 @@ static void print_result(const sb_result *res, const sb_workload *w)
            res->device >= 0 ? "  device peak " : "",
            res->device >= 0 ? sb_format_bytes((double)res->peak_tracked_bytes, mem, sizeof mem)
                             : "");
+    if (p->kernels && res->device >= 0)
+        print_kernels(&res->activity);
     fflush(stdout);
 }
 
-static int record(sb_records *records, sb_result *res, const sb_workload *w, int quiet,
-                  sb_point_outcome *o, int named, const sb_variant *ref)
+static int record(sb_records *records, sb_result *res, const sb_point *p, sb_point_outcome *o,
+                  int named, const sb_variant *ref)
 {
     if (res->against)
         res->against = ref->name;
-    if (!quiet)
-        print_result(res, w);
+    if (!p->quiet)
+        print_result(res, p);
     o->valid += res->status == SB_VALID;
     o->invalid += res->status == SB_INVALID;
     o->failed += res->status == SB_FAILED;
@@ -196,7 +248,7 @@ int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *o)
         sb_measure(w, ref, model, p->params, ref_devices, ref_gpu, ref_info, NULL, ref_out,
                    p->opt, &res);
         int ok = res.status == SB_VALID;
-        if (record(records, &res, w, p->quiet, o, named, ref) != 0)
+        if (record(records, &res, p, o, named, ref) != 0)
             goto done;
         if (!ok) { /* nothing can be validated: the point ends, failed */
             rc = 0;
@@ -220,7 +272,7 @@ int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *o)
         if (!(v->needs & SB_NEEDS_GPU) || devs->nselected == 0) {
             sb_result res;
             sb_measure(w, v, model, p->params, NULL, 0, NULL, ref_out, out, p->opt, &res);
-            if (record(records, &res, w, p->quiet, o, named, ref) != 0)
+            if (record(records, &res, p, o, named, ref) != 0)
                 goto done;
             continue;
         }
@@ -231,7 +283,7 @@ int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *o)
             sb_result res;
             sb_measure(w, v, model, p->params, all, devs->count, &devs->info[0], ref_out, out,
                        p->opt, &res);
-            if (record(records, &res, w, p->quiet, o, named, ref) != 0)
+            if (record(records, &res, p, o, named, ref) != 0)
                 goto done;
             continue;
         }
@@ -244,7 +296,7 @@ int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *o)
                 size_t len = strlen(res.name);
                 snprintf(res.name + len, sizeof res.name - len, "/device:%d", dev);
             }
-            if (record(records, &res, w, p->quiet, o, named, ref) != 0)
+            if (record(records, &res, p, o, named, ref) != 0)
                 goto done;
         }
     }

@@ -26,6 +26,7 @@ typedef struct sb_point {
     const sb_measure_options *opt;
     const sb_devices *devices;
     int quiet;
+    int kernels; /* under each valid GPU result, its validation run's kernel table */
 } sb_point;
 
 typedef struct sb_point_outcome {

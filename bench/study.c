@@ -478,7 +478,8 @@ static int run_sweep(const study *s, const study_run *run, const sb_workload *w,
                           run->dump[0] ? dump : NULL,
                           &opt,
                           &devices,
-                          quiet};
+                          quiet,
+                          0 /* kernel tables: `run --kernels` only */};
         sb_point_outcome o = {0, 0, 0, 0, 0};
         if ((rc = sb_point_check(&point)) || (rc = sb_point_run(&point, &records, &o)))
             break;

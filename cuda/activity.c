@@ -4,13 +4,17 @@
  * completion callback adds them to the window's totals under `data_lock`. Device allocations and
  * frees are kept as events and replayed in timestamp order at collect time (CUPTI does not
  * promise records in time order across buffers), matching each free to its allocation by address.
+ * Kernels are also tabled by short name and launch shape; their theoretical occupancy is worked
+ * out at collect time, from the toolkit's occupancy calculator and the device's properties.
  *
  * Only runtime API (cuda*) and CUPTI (cupti*) symbols are used: no driver API symbol, so the
  * binaries start on machines without libcuda.so. */
 #include "activity.h"
 
 #include <cupti.h>
+#include <cuda_occupancy.h>
 #include <cuda_runtime_api.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +22,7 @@
 #include <string.h>
 
 #include "../harness/error.h"
+#include "kernelname.h"
 
 /* CUPTI wants 8-byte aligned buffers; 8 MiB holds tens of thousands of records. */
 #define BUFFER_BYTES ((size_t)8 << 20)
@@ -42,11 +47,20 @@ typedef struct mem_event {
     int release;
 } mem_event;
 
+/* A kernel table row while the window is open: its time summed in integer nanoseconds. */
+typedef struct kernel_row {
+    sb_kernel kernel;
+    uint64_t ns;
+} kernel_row;
+
 typedef struct totals {
     long long kernels, memcpys, memsets;
     uint64_t kernel_ns, memcpy_ns, memset_ns;
     long long h2d, d2h, d2d, peer;
     long long dropped;
+    int nkernel_rows;
+    kernel_row kernel_rows[SB_KERNEL_TABLE_ROWS];
+    long long omitted_launches; /* of kernels that found the table full */
 } totals;
 
 /* Serializes start / collect / stop. Never held by the buffer callback, so it may be held
@@ -54,6 +68,11 @@ typedef struct totals {
 static pthread_mutex_t control_lock = PTHREAD_MUTEX_INITIALIZER;
 static int registered; /* callbacks registered with CUPTI (once per process) */
 static int active;     /* between a successful start and stop */
+/* The occupancy calculator's view of the first devices, read on first use (also guarded by
+ * control_lock: only collect reads them). */
+#define CACHED_DEVICES 64
+static cudaOccDeviceProp device_props[CACHED_DEVICES];
+static unsigned char device_props_read[CACHED_DEVICES];
 
 /* Everything below is written by the buffer callback: guarded by data_lock. */
 static pthread_mutex_t data_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -180,6 +199,47 @@ static void add_mem_event(const CUpti_ActivityMemory4 *m)
     e->release = release;
 }
 
+static int same_shape(const sb_kernel *a, const sb_kernel *b)
+{
+    return a->device == b->device && a->block_threads == b->block_threads &&
+           a->registers == b->registers && a->local_bytes_per_thread == b->local_bytes_per_thread &&
+           a->static_shared_bytes == b->static_shared_bytes &&
+           a->dynamic_shared_bytes == b->dynamic_shared_bytes &&
+           a->shared_opt_in == b->shared_opt_in && strcmp(a->name, b->name) == 0;
+}
+
+/* One host launch into the window's kernel table: a new row for a kernel or shape not seen in
+ * the window, or a launch counted as omitted once the table is full. The name is copied: the
+ * record goes with its buffer. */
+static void add_kernel_launch(const CUpti_ActivityKernel10 *k)
+{
+    sb_kernel shape;
+    memset(&shape, 0, sizeof shape);
+    sb_kernel_short_name(k->name ? k->name : "(no name)", shape.name, sizeof shape.name);
+    shape.device = (int)k->deviceId;
+    shape.block_threads = k->blockX * k->blockY * k->blockZ;
+    shape.registers = k->registersPerThread;
+    shape.local_bytes_per_thread = (int)k->localMemoryPerThread;
+    shape.static_shared_bytes = k->staticSharedMemory;
+    shape.dynamic_shared_bytes = k->dynamicSharedMemory;
+    shape.shared_opt_in = k->shmemLimitConfig == CUPTI_FUNC_SHMEM_LIMIT_OPTIN;
+    kernel_row *row = NULL;
+    for (int i = 0; i < acc.nkernel_rows && !row; i++)
+        if (same_shape(&acc.kernel_rows[i].kernel, &shape))
+            row = &acc.kernel_rows[i];
+    if (!row && acc.nkernel_rows == SB_KERNEL_TABLE_ROWS) {
+        acc.omitted_launches++;
+        return;
+    }
+    if (!row) {
+        row = &acc.kernel_rows[acc.nkernel_rows++];
+        row->kernel = shape;
+        row->ns = 0;
+    }
+    row->kernel.launches++;
+    row->ns += duration_ns(k->start, k->end);
+}
+
 static void add_record(const CUpti_Activity *r)
 {
     switch (r->kind) {
@@ -190,6 +250,7 @@ static void add_record(const CUpti_Activity *r)
             break;
         acc.kernels++;
         acc.kernel_ns += duration_ns(k->start, k->end);
+        add_kernel_launch(k);
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -329,6 +390,119 @@ static int replay_memory(mem_event *ev, size_t n, sb_activity *out)
     return 0;
 }
 
+/* ---- the kernel table: theoretical occupancy, worked out at collect ---- */
+
+void sb_kernel_occupancy(sb_kernel *k, const cudaOccDeviceProp *device)
+{
+    static const struct {
+        unsigned bit;
+        const char *word;
+    } limits[] = {{OCC_LIMIT_WARPS, "warps"},
+                  {OCC_LIMIT_REGISTERS, "registers"},
+                  {OCC_LIMIT_SHARED_MEMORY, "shared"},
+                  {OCC_LIMIT_BLOCKS, "blocks"},
+                  {OCC_LIMIT_BARRIERS, "barriers"}};
+    /* A record does not give the function's own limits: the launch's block stands for its
+     * largest block, the launch's dynamic shared memory for its opt-in limit, and it uses one
+     * block barrier, as the toolkit assumes when it converts a function's attributes. */
+    cudaOccFuncAttributes function = {
+        .maxThreadsPerBlock = k->block_threads,
+        .numRegs = k->registers,
+        .sharedSizeBytes = (size_t)k->static_shared_bytes,
+        .partitionedGCConfig = PARTITIONED_GC_OFF,
+        .shmemLimitConfig = k->shared_opt_in ? FUNC_SHMEM_LIMIT_OPTIN : FUNC_SHMEM_LIMIT_DEFAULT,
+        .maxDynamicSharedSizeBytes = (size_t)k->dynamic_shared_bytes,
+        .numBlockBarriers = 1,
+    };
+    cudaOccDeviceState state = {.cacheConfig = CACHE_PREFER_NONE,
+                                .carveoutConfig = SHAREDMEM_CARVEOUT_DEFAULT};
+    cudaOccResult result;
+    cudaOccError status = cudaOccMaxActiveBlocksPerMultiprocessor(
+        &result, device, &function, &state, k->block_threads, (size_t)k->dynamic_shared_bytes);
+    k->blocks_per_sm = 0;
+    k->occupancy = NAN;
+    k->limited_by[0] = '\0';
+    if (status != CUDA_OCC_SUCCESS)
+        return;
+    int warps_per_block = (k->block_threads + device->warpSize - 1) / device->warpSize;
+    int warps_per_sm = device->maxThreadsPerMultiprocessor / device->warpSize;
+    k->blocks_per_sm = result.activeBlocksPerMultiprocessor;
+    k->occupancy = (double)(k->blocks_per_sm * warps_per_block) / warps_per_sm;
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        size_t len = strlen(k->limited_by);
+        if (result.limitingFactors & limits[i].bit)
+            snprintf(k->limited_by + len, sizeof k->limited_by - len, "%s%s", len ? "+" : "",
+                     limits[i].word);
+    }
+}
+
+/* The calculator's view of a device, from the runtime's properties (no driver API here); the
+ * first CACHED_DEVICES ordinals are read once. Caller holds control_lock. */
+static int occupancy_device(int device, cudaOccDeviceProp *out)
+{
+    int cached = device >= 0 && device < CACHED_DEVICES;
+    if (cached && device_props_read[device]) {
+        *out = device_props[device];
+        return 0;
+    }
+    struct cudaDeviceProp p;
+    cudaError_t e = cudaGetDeviceProperties(&p, device);
+    if (e != cudaSuccess)
+        return sb_fail("sb_activity_collect: cudaGetDeviceProperties for device %d (the kernel "
+                       "table's occupancy) failed: %s",
+                       device, cudaGetErrorString(e));
+    *out = (cudaOccDeviceProp){
+        .computeMajor = p.major,
+        .computeMinor = p.minor,
+        .maxThreadsPerBlock = p.maxThreadsPerBlock,
+        .maxThreadsPerMultiprocessor = p.maxThreadsPerMultiProcessor,
+        .regsPerBlock = p.regsPerBlock,
+        .regsPerMultiprocessor = p.regsPerMultiprocessor,
+        .warpSize = p.warpSize,
+        .sharedMemPerBlock = p.sharedMemPerBlock,
+        .sharedMemPerMultiprocessor = p.sharedMemPerMultiprocessor,
+        .numSms = p.multiProcessorCount,
+        .sharedMemPerBlockOptin = p.sharedMemPerBlockOptin,
+        .reservedSharedMemPerBlock = p.reservedSharedMemPerBlock,
+    };
+    if (cached) {
+        device_props[device] = *out;
+        device_props_read[device] = 1;
+    }
+    return 0;
+}
+
+/* Most time first; ties (kernels CUPTI could not time) in a fixed order. */
+static int most_time_first(const void *a, const void *b)
+{
+    const kernel_row *x = a, *y = b;
+    if (x->ns != y->ns)
+        return x->ns > y->ns ? -1 : 1;
+    int by_name = strcmp(x->kernel.name, y->kernel.name);
+    if (by_name != 0)
+        return by_name;
+    return (x->kernel.device > y->kernel.device) - (x->kernel.device < y->kernel.device);
+}
+
+/* The window's kernel rows into out, most time first, each with its theoretical occupancy.
+ * Caller holds control_lock (the device cache). */
+static int kernel_table(totals *t, sb_activity *out)
+{
+    qsort(t->kernel_rows, (size_t)t->nkernel_rows, sizeof *t->kernel_rows, most_time_first);
+    for (int i = 0; i < t->nkernel_rows; i++) {
+        cudaOccDeviceProp device;
+        if (occupancy_device(t->kernel_rows[i].kernel.device, &device) != 0)
+            return -1;
+        sb_kernel *k = &out->kernel_table[i];
+        *k = t->kernel_rows[i].kernel;
+        k->seconds = (double)t->kernel_rows[i].ns * 1e-9;
+        sb_kernel_occupancy(k, &device);
+    }
+    out->nkernel_table = t->nkernel_rows;
+    out->kernel_table_omitted_launches = t->omitted_launches;
+    return 0;
+}
+
 /* Empties the window: returns its totals and allocation events, and the first record error. */
 static void take_window(totals *t, mem_event **ev, size_t *n, char *err, size_t err_size)
 {
@@ -440,6 +614,8 @@ int sb_activity_collect(const int *devices, int ndevices, sb_activity *out)
     size_t n;
     char err[sizeof record_error];
     take_window(&t, &ev, &n, err, sizeof err);
+    if (rc == 0)
+        rc = kernel_table(&t, out);
     pthread_mutex_unlock(&control_lock);
     if (rc == 0 && err[0])
         rc = sb_fail("%s", err);
@@ -483,7 +659,7 @@ void sb_activity_stop(void)
     totals t;
     mem_event *ev;
     size_t n;
-    char err[8];
+    char err[sizeof record_error];
     take_window(&t, &ev, &n, err, sizeof err);
     free(ev);
     active = 0;

@@ -131,6 +131,29 @@ static json_t *counters_json(const sb_result *res)
     return j;
 }
 
+/* Occupancy, blocks per SM and the limiter are null where the calculator did not know the
+ * device. */
+static json_t *kernel_table_json(const sb_activity *a)
+{
+    json_t *list = json_array();
+    for (int i = 0; i < a->nkernel_table; i++) {
+        const sb_kernel *k = &a->kernel_table[i];
+        int known = !isnan(k->occupancy);
+        json_t *row = json_pack(
+            "{s:s, s:i, s:I, s:o, s:i, s:i, s:i, s:i, s:i}", "name", k->name, "device", k->device,
+            "launches", (json_int_t)k->launches, "seconds", number(k->seconds), "registers",
+            k->registers, "local_bytes_per_thread", k->local_bytes_per_thread, "block_threads",
+            k->block_threads, "static_shared_bytes", k->static_shared_bytes,
+            "dynamic_shared_bytes", k->dynamic_shared_bytes);
+        json_object_set_new(row, "blocks_per_sm",
+                            known ? json_integer(k->blocks_per_sm) : json_null());
+        json_object_set_new(row, "occupancy", number(k->occupancy));
+        json_object_set_new(row, "limited_by", known ? json_string(k->limited_by) : json_null());
+        json_array_append_new(list, row);
+    }
+    return list;
+}
+
 static json_t *activity_window_json(const sb_activity *a)
 {
     json_t *j = json_pack("{s:I, s:o, s:o, s:o, s:I, s:I}", "kernels", (json_int_t)a->kernels,
@@ -148,6 +171,9 @@ static json_t *activity_window_json(const sb_activity *a)
                                   "live_peak_bytes", (json_int_t)a->live_peak_bytes,
                                   "live_end_bytes", (json_int_t)a->live_end_bytes));
     json_object_set_new(j, "dropped_records", json_integer(a->dropped));
+    json_object_set_new(j, "kernel_table", kernel_table_json(a));
+    json_object_set_new(j, "kernel_table_omitted_launches",
+                        json_integer(a->kernel_table_omitted_launches));
     return j;
 }
 

@@ -16,6 +16,16 @@ static int compare_doubles(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
+int sb_steady_median(double *loop_seconds, int runs, double *median)
+{
+    int first = runs > 1, n = runs - first;
+    if (n <= 0)
+        return 0;
+    qsort(loop_seconds + first, (size_t)n, sizeof *loop_seconds, compare_doubles);
+    *median = loop_seconds[first + n / 2];
+    return n;
+}
+
 void sb_stats_compute(const double *x, int n, sb_stats *s)
 {
     memset(s, 0, sizeof *s);

@@ -15,6 +15,11 @@ typedef struct sb_stats {
 
 void sb_stats_compute(const double *x, int n, sb_stats *s);
 
+/* The steady median of a variant's own loop times, one per run: the first run (which loads the
+ * kernels, or differs in kind) is left out when there are others. Sorts those in place; returns
+ * how many runs the median is over (0: none, *median untouched). */
+int sb_steady_median(double *loop_seconds, int runs, double *median);
+
 typedef struct sb_utest {
     double u;  /* U statistic of the first sample: pairs (a_i, b_j) with a_i > b_j, ties 1/2 */
     double z;  /* normal approximation's z (0 when exact) */

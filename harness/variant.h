@@ -97,7 +97,7 @@ typedef struct sb_report {
     double host_launches;    /* kernels launched from the host */
     int nseries;
     sb_series series[2];
-    sb_phases phases;        /* of the last run */
+    sb_phases phases;        /* of the last run that timed them */
     sb_steady steady;
 } sb_report;
 

@@ -37,6 +37,8 @@ expect 2 "proportions not summing to 1" "$sb" run procell --param histogram="$tm
 one_line_naming "types.txt"
 expect 2 "no histogram" "$sb" run procell --out "$tmp/r.json"
 one_line_naming "histogram"
+expect 2 "--kernels without activity records" "$sb" run procell --param histogram="$tmp/h.txt" --kernels --no-activity --out "$tmp/r.json"
+one_line_naming "no-activity"
 [ ! -e "$tmp/r.json" ] && [ ! -e "$tmp/r.csv" ] || fail "a refused run wrote records"
 
 # a CPU run writes validated records and the output
@@ -53,10 +55,15 @@ head -n 1 "$tmp/cpu.csv" | grep -q "^name,workload,variant,stage" || fail "CSV h
 grep -q "^# procell final histogram" "$tmp/hist.txt" && [ "$(grep -vc '^#' "$tmp/hist.txt")" -gt 0 ] ||
     fail "dumped histogram"
 
-# every variant: GPU ones valid with a GPU, skipped (with the reason) without one
-expect 0 "all variants" "$sb" run procell --param histogram="$tmp/h.txt" $quick --out "$tmp/all.json"
+# every variant: GPU ones valid with a GPU (each with its kernel table), skipped (with the
+# reason) without one
+expect 0 "all variants" "$sb" run procell --param histogram="$tmp/h.txt" $quick --kernels --out "$tmp/all.json"
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
     json "$tmp/all.json" "assert all(b['stagebench']['status']=='valid' for b in d['benchmarks'])"
+    json "$tmp/all.json" "r=[b['stagebench']['activity']['run'] for b in d['benchmarks'] if 'gpu' in b['stagebench']['needs']]; \
+assert r and all(sum(k['launches'] for k in a['kernel_table']) + a['kernel_table_omitted_launches'] == a['kernels'] for a in r); \
+assert all(0 < k['occupancy'] <= 1 and k['limited_by'] for a in r for k in a['kernel_table'])"
+    [ "$(grep -c "blocks/SM" "$tmp/out")" = 7 ] || fail "--kernels prints a kernel table under each GPU variant"
 else
     json "$tmp/all.json" "g=[b['stagebench'] for b in d['benchmarks'] if 'gpu' in b['stagebench']['needs']]; \
 assert len(g)==7 and all(s['status']=='skipped' and s['reason'].startswith('GPU variant skipped') for s in g)"

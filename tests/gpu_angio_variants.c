@@ -1,8 +1,10 @@
-/* GPU test: every GPU stage of angio against cpu-reference. After one step each cell's force,
+/* GPU test: every GPU stage of angio against cpu-reference, in its first run and in a later
+ * (timed) one. After one step each cell's force,
  * exchange and pressure within 1e-4 (the summation order differs), the pair counts within one
  * pair at the range's edge, every tube's TAF; after many steps the populations in the band.
  * Boxes fuller than the block (box_capacity=1 and a dense lattice) and lists fuller than their
- * first capacity force every rebuild path. */
+ * first capacity force every rebuild path. The co-processor stages' neighbour and tube lists
+ * after one step against a search over every pair: exactly the same entries. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,8 +14,33 @@
 
 #include "cuda/devinfo.h"
 #include "angio_fixture.h"
+#include "variants/angio/coproc.h"
 
 static int device;
+
+/* The stage run twice, both outputs against the reference: a stage's first run may differ in
+ * kind from the timed ones (resident and sorted launch step by step first, then a graph). */
+static void check_runs(const ag_model *m, const sb_params *p, const sb_variant *v,
+                       const ag_output *ref)
+{
+    sb_session s;
+    ag_output *got = sb_workload_angio.output_new(m);
+    assert_non_null(got);
+    sb_workload_angio.output_poison(got);
+    double t, wall;
+    if (sb_session_open(&s, &sb_workload_angio, v, m, p, &device, 1) != 0 ||
+        sb_session_validate(&s, NULL, got, NULL, 0) != 0)
+        fail_msg("%s: %s: %s", m->scenario, v->name, sb_error());
+    angio_assert_equal(m, ref, got, v->name);
+    sb_workload_angio.output_poison(got);
+    if (sb_session_sample(&s, &t, &wall) != 0 || v->ops->output(s.state, got) != 0)
+        fail_msg("%s: %s, second run: %s", m->scenario, v->name, sb_error());
+    char why[512];
+    if (!sb_workload_angio.output_equal(m, ref, got, why, sizeof why))
+        fail_msg("%s: %s's second run differs from cpu-reference: %s", m->scenario, v->name, why);
+    sb_session_close(&s);
+    sb_workload_angio.output_free(got);
+}
 
 static void check_case(const char *a, const char *b, const char *c, const char *d)
 {
@@ -25,9 +52,7 @@ static void check_case(const char *a, const char *b, const char *c, const char *
         const sb_variant *var = &sb_workload_angio.variants[v];
         if (!(var->needs & SB_NEEDS_GPU))
             continue;
-        ag_output *got = angio_run(var->name, m, p, &device);
-        angio_assert_equal(m, ref, got, var->name);
-        sb_workload_angio.output_free(got);
+        check_runs(m, p, var, ref);
         checked++;
     }
     printf("%s: %d GPU stages agree (%d cells, %lld cell-cell and %lld tube-cell pairs, %lld "
@@ -61,6 +86,124 @@ static void many_steps(void **unused)
     check_case("scenario=tumour", "cells=600", "steps=600", NULL);
 }
 
+static int ascending(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Cell k's run of l, as "[a b c]" cut to fit. */
+static void list_text(const ag_lists *l, int k, char *out, size_t cap)
+{
+    size_t used = (size_t)snprintf(out, cap, "[");
+    for (int e = l->start[k]; e < l->start[k + 1] && used < cap; e++)
+        used += (size_t)snprintf(out + used, cap - used, e > l->start[k] ? " %u" : "%u",
+                                 l->entry[e]);
+    if (used < cap)
+        snprintf(out + used, cap - used, "]");
+}
+
+/* Each cell's run of `got` sorted is the oracle's, with nothing twice: the neighbour lists equal
+ * as sorted lists, the tube lists as sets. Fails naming the first cell that differs. */
+static void assert_same_lists(const ag_model *m, const char *variant, const char *what,
+                              const ag_step_lists *oracle, const ag_lists *want, ag_lists *got)
+{
+    for (int k = 0; k < oracle->ncells; k++) {
+        int n = got->start[k + 1] - got->start[k];
+        uint32_t *run = got->entry + got->start[k];
+        qsort(run, (size_t)n, sizeof *run, ascending);
+        for (int e = 1; e < n; e++)
+            if (run[e] == run[e - 1])
+                fail_msg("%s: %s: cell %u's %s list holds %u twice", m->scenario, variant,
+                         oracle->id[k], what, run[e]);
+        int w = want->start[k + 1] - want->start[k];
+        if (n == w && memcmp(run, want->entry + want->start[k], (size_t)n * sizeof *run) == 0)
+            continue;
+        char gpu[512], all[512];
+        list_text(got, k, gpu, sizeof gpu);
+        list_text(want, k, all, sizeof all);
+        fail_msg("%s: %s: cell %u's %s list differs: GPU %s, every pair %s", m->scenario,
+                 variant, oracle->id[k], what, gpu, all);
+    }
+}
+
+/* The series "capacity_rebuilds" of a stage's last run. */
+static double rebuilds_of(const sb_variant *v, void *state)
+{
+    sb_report r;
+    memset(&r, 0, sizeof r);
+    v->ops->report(state, &r);
+    for (int k = 0; k < r.nseries; k++)
+        if (strcmp(r.series[k].name, "capacity_rebuilds") == 0)
+            return r.series[k].y[0];
+    fail_msg("%s reports no capacity_rebuilds", v->name);
+    return 0;
+}
+
+/* One step of every co-processor stage that builds lists, its lists against the oracle's (the
+ * ids of both in the model's order). Every case outgrows a first capacity (box slots, neighbour
+ * or tube lists), so the lists compared are the rebuilt ones. */
+static void check_lists(const char *a, const char *b, const char *c, const char *d, const char *e)
+{
+    const sb_params *p = angio_params(a, b, c, d, e, NULL);
+    ag_model *m = angio_load(p);
+    ag_step_lists oracle;
+    angio_lists_brute(m, &oracle);
+    int checked = 0;
+    for (int v = 0; v < sb_workload_angio.nvariants; v++) {
+        const sb_variant *var = &sb_workload_angio.variants[v];
+        if (var->ops->run != ag_coproc_run)
+            continue;
+        sb_session s;
+        if (sb_session_open(&s, &sb_workload_angio, var, m, p, &device, 1) != 0 ||
+            var->ops->run(s.state) != 0)
+            fail_msg("%s: %s: %s", m->scenario, var->name, sb_error());
+        ag_step_lists got;
+        int rc = ag_coproc_step_lists(s.state, &got);
+        double rebuilds = rebuilds_of(var, s.state);
+        sb_session_close(&s);
+        if (rc != 0)
+            fail_msg("%s: %s: lists: %s", m->scenario, var->name, sb_error());
+        if (!got.has_neighbours && !got.has_tubes) {
+            ag_step_lists_free(&got);
+            continue;
+        }
+        assert_int_equal(got.ncells, oracle.ncells);
+        assert_memory_equal(got.id, oracle.id, (size_t)got.ncells * sizeof *got.id);
+        if (got.has_neighbours)
+            assert_same_lists(m, var->name, "neighbour", &oracle, &oracle.neighbours,
+                              &got.neighbours);
+        if (got.has_tubes)
+            assert_same_lists(m, var->name, "tube", &oracle, &oracle.tubes, &got.tubes);
+        if (rebuilds < 1)
+            fail_msg("%s: %s: no capacity outgrown: the case misses the rebuild path",
+                     m->scenario, var->name);
+        const char *which = !got.has_tubes        ? "neighbour"
+                            : got.has_neighbours ? "neighbour and tube"
+                                                 : "tube";
+        printf("%s: %s: %s lists equal every pair's (%.0f rebuilds)\n", m->scenario, var->name,
+               which, rebuilds);
+        ag_step_lists_free(&got);
+        checked++;
+    }
+    printf("%s: %d stages' lists checked (%d neighbour and %d tube entries)\n", m->scenario,
+           checked, oracle.neighbours.start[m->ncells], oracle.tubes.start[m->ncells]);
+    assert_true(checked >= 5); /* stages 2 to 6 */
+    ag_step_lists_free(&oracle);
+    angio_free(m, NULL);
+}
+
+/* Density 30: tens of neighbours, more than the lists' first 32; box_capacity=1: every box of
+ * two cells outgrows the shared-memory block; 3000 tubes among 5000 cells: more tubes a cell
+ * than the tube lists' first 8. */
+static void lists_one_step(void **unused)
+{
+    (void)unused;
+    check_lists("cells=8000", "density=30", "box_capacity=1", NULL, NULL);
+    check_lists("scenario=tubes", "cells=20000", "tubes=300", "density=30", "box_capacity=1");
+    check_lists("scenario=tubes", "cells=5000", "tubes=3000", "density=30", "box_capacity=1");
+}
+
 int main(void)
 {
     if (sb_device_count() == 0) {
@@ -71,6 +214,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_step),
         cmocka_unit_test(rebuilds),
+        cmocka_unit_test(lists_one_step),
         cmocka_unit_test(many_steps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -761,3 +761,80 @@ extern "C" void ag_coproc_report(void *state, sb_report *r)
     s->x[0] = 0;
     s->y[0] = (double)((coproc *)st->gpu)->rebuilds;
 }
+
+/* ---- inspection (tests): outside the timed runs ---- */
+
+/* Lists of `cap` slots a cell (d_list) and their lengths (d_count) back from the GPU as runs of
+ * entries, packed in place: cell i's run starts at or before its row i * cap. `built` is 0 when
+ * the step had nothing to list (no tubes), the lengths then never written. */
+static int lists_back(coproc *g, const int *d_list, const int *d_count, int cap, int n, int built,
+                      const char *what, ag_lists *out)
+{
+    if (ag_lists_alloc(out, n, (size_t)n * cap) != 0)
+        return -1;
+    if (!built) {
+        memset(out->start, 0, ((size_t)n + 1) * sizeof *out->start);
+        return 0;
+    }
+    SB_CUDA(cudaMemcpyAsync(out->start + 1, d_count, (size_t)n * sizeof(int),
+                            cudaMemcpyDeviceToHost, g->stream));
+    SB_CUDA(cudaMemcpyAsync(out->entry, d_list, (size_t)n * cap * sizeof(int),
+                            cudaMemcpyDeviceToHost, g->stream));
+    SB_CUDA(cudaStreamSynchronize(g->stream));
+    for (int i = 0; i < n; i++) {
+        int listed = out->start[i + 1];
+        if (listed < 0 || listed > cap)
+            return sb_fail("cell %u has %d %s in lists of %d: the rebuild missed it",
+                           g->st->sim.m->cells[i].id, listed, what, cap);
+        memmove(out->entry + out->start[i], out->entry + (size_t)i * cap,
+                (size_t)listed * sizeof *out->entry);
+        out->start[i + 1] = out->start[i] + listed;
+    }
+    return 0;
+}
+
+/* The lists hold cells by their place in the host's array at the step's start; the life cycle
+ * ends the step by removing the dead and appending daughters, so that array is known here only
+ * after one step: it was the model's cells. Neighbours become those cells' ids; tubes are
+ * already indices in the model's tubes (static, in the model's order). */
+extern "C" int ag_coproc_step_lists(void *state, ag_step_lists *out)
+{
+    ag_stage *st = (ag_stage *)state;
+    coproc *g = (coproc *)st->gpu;
+    const ag_model *m = st->sim.m;
+    int n = m->ncells;
+    memset(out, 0, sizeof *out);
+    if (st->sim.step != 1)
+        return sb_fail("the lists are known by cell only after a one-step run (steps=1), not "
+                       "after %lld steps",
+                       st->sim.step);
+    out->ncells = n;
+    out->id = (uint32_t *)malloc(((size_t)n + 1) * sizeof *out->id);
+    if (!out->id)
+        return sb_fail("out of host memory for %d cell ids", n);
+    for (int i = 0; i < n; i++)
+        out->id[i] = m->cells[i].id;
+    out->has_neighbours = g->stage.cells != AG_CC_NAIVE;
+    out->has_tubes = g->stage.tube_lists;
+    if (out->has_neighbours) {
+        ag_lists *l = &out->neighbours;
+        if (lists_back(g, g->d_nbr, g->d_nbr_count, g->nbr_cap, n, 1, "neighbours", l) != 0)
+            return -1;
+        for (int k = 0; k < l->start[n]; k++) {
+            if (l->entry[k] >= (uint32_t)n)
+                return sb_fail("a neighbour list holds cell %u of a step of %d cells",
+                               l->entry[k], n);
+            l->entry[k] = m->cells[l->entry[k]].id;
+        }
+    }
+    if (out->has_tubes) {
+        ag_lists *l = &out->tubes;
+        if (lists_back(g, g->d_tube_list, g->d_tube_count, g->tube_cap, n, m->ntubes > 0,
+                       "tubes", l) != 0)
+            return -1;
+        for (int k = 0; k < l->start[n]; k++)
+            if (l->entry[k] >= (uint32_t)m->ntubes)
+                return sb_fail("a tube list holds tube %u of %d", l->entry[k], m->ntubes);
+    }
+    return 0;
+}

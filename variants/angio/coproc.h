@@ -7,6 +7,7 @@
 #define AG_COPROC_H
 
 #include "../../harness/variant.h"
+#include "host.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,6 +32,12 @@ int ag_coproc_run(void *state);
 int ag_coproc_output(void *state, void *out);
 void ag_coproc_teardown(void *state);
 void ag_coproc_report(void *state, sb_report *r);
+
+/* For tests, after a one-step run (steps=1): the neighbour and tube lists that step built on
+ * the GPU, copied back, each cell's entries in list order (out->has_neighbours,
+ * out->has_tubes: whether the stage builds them). A list longer than its capacity (truncated)
+ * or an entry out of range fails. Free *out with ag_step_lists_free, also after a failure. */
+int ag_coproc_step_lists(void *state, ag_step_lists *out);
 
 #ifdef __cplusplus
 }

@@ -184,6 +184,27 @@ void ag_sim_output(const ag_sim *s, ag_output *o)
                   s->deaths);
 }
 
+int ag_lists_alloc(ag_lists *l, int ncells, size_t entries)
+{
+    l->start = malloc(((size_t)ncells + 1) * sizeof *l->start);
+    l->entry = malloc((entries ? entries : 1) * sizeof *l->entry);
+    if (!l->start || !l->entry)
+        return sb_fail("out of host memory for lists of %zu entries over %d cells", entries,
+                       ncells);
+    l->start[0] = 0;
+    return 0;
+}
+
+void ag_step_lists_free(ag_step_lists *l)
+{
+    free(l->id);
+    free(l->neighbours.start);
+    free(l->neighbours.entry);
+    free(l->tubes.start);
+    free(l->tubes.entry);
+    memset(l, 0, sizeof *l);
+}
+
 int ag_stage_open(sb_env *env, const void *model, int (*step)(ag_stage *), ag_stage **out)
 {
     ag_stage *st = calloc(1, sizeof *st);

@@ -56,6 +56,26 @@ void ag_output_set(ag_output *o, const ag_cell *cells, int ncells, const ag_tube
                    long long cell_pairs, long long tube_pairs, long long divisions,
                    long long deaths);
 
+/* Per cell of a step, a run of entries: cell k's are entry[start[k] .. start[k + 1]). */
+typedef struct ag_lists {
+    int *start;      /* ncells + 1 */
+    uint32_t *entry;
+} ag_lists;
+
+/* The interaction lists of one step, to check a stage's against an oracle's: the step's cells
+ * (their ids, in the order the step held them), each one's neighbours by id and its tubes by
+ * index in the model's tubes, in the order the lists hold them. */
+typedef struct ag_step_lists {
+    int ncells;
+    uint32_t *id;                  /* ncells */
+    int has_neighbours, has_tubes; /* 0: the stage builds no such lists (that part left empty) */
+    ag_lists neighbours, tubes;
+} ag_step_lists;
+
+/* Room for `entries` entries over ncells cells; start[0] = 0, the rest for the caller. */
+int ag_lists_alloc(ag_lists *l, int ncells, size_t entries);
+void ag_step_lists_free(ag_step_lists *l);
+
 /* A stage whose steps run on the host loop (the CPU stages, and the paper's co-processor
  * stages, which send the interaction phases to the GPU): the run resets the simulation and
  * calls step `steps` times; phases add up over the run. `gpu` is the stage's own device state. */

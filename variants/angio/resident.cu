@@ -8,15 +8,22 @@
  *   life cycle  a thread per cell steps it, then divisions and removals by scans over flags,
  *               keeping host.c's order: survivors in id order, then the daughters in their
  *               parents' order, numbered from next_id.
- * The host reads a few counts per step (the population, and whether a tube list overflowed); the
- * cells come back once, at the end. Stage 8 (sorted.cu) is this engine with `sorted` set: the
+ * The host waits on nothing during a run: the population lives on the device (each kernel reads
+ * it; launches cover a bound on it), a tube list that overflows or a population past max_cells is
+ * noted there, and the host reads those once, at the end, with the cells. An overflowing tube
+ * list makes the host grow the lists and run again from the start; a population past max_cells
+ * fails the run. The first run (validation) launches step by step with events between the phases,
+ * which time them; later runs launch one CUDA graph whose while-loop runs two steps a turn, with no
+ * event and no host in the loop. Stage 8 (sorted.cu) is this engine with `sorted` set: the
  * interaction inputs are laid out in box order (a box's cells contiguous) instead of id order. */
 #include <cub/device/device_scan.cuh>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../cuda/check.h"
+#include "../../cuda/graphloop.h"
 #include "../../harness/error.h"
+#include "../../harness/stats.h"
 #include "host.h"
 #include "physics.h"
 #include "resident.h"
@@ -28,6 +35,9 @@
 /* Tubes a cell's list holds at first; a fuller list doubles it and the phase runs again. */
 #define AG_TUBE_SLOTS 16
 #define AG_MAX_RUNS 4096
+/* Event sets of the timed phases, used in turn: the host waits for a set only when the GPU is
+ * this many steps behind. */
+#define AG_EVENT_SETS 32
 
 enum { AG_NPHASES = 4 };
 static const char *const phase_name[AG_NPHASES] = {"cell lists", "cell-cell", "tube-cell",
@@ -38,12 +48,28 @@ typedef struct ag_grid {
     int nbox;
 } ag_grid;
 
-/* What the host reads back (page-locked): per step, the life cycle's totals and the longest tube
- * list; at the end, the pair counters. */
+/* The population between steps, on the device: step k reads pop[k & 1], and its life cycle writes
+ * pop[(k + 1) & 1]. */
+typedef struct ag_pop {
+    int n;
+    uint32_t next_id;
+    long long step;
+    long long divisions, deaths;
+} ag_pop;
+
+/* What went wrong during a run, for the host to read at its end. */
+typedef struct ag_faults {
+    int need;       /* the longest tube list of the run: more than the lists hold, run again */
+    int overflowed; /* the population passed max_cells at `step` (the run stopped there) */
+    long long step;
+    int survivors, born;
+} ag_faults;
+
+/* What the host reads back at a run's end (page-locked). */
 typedef struct ag_readback {
-    unsigned long long totals; /* survivors << 32 | divisions */
+    ag_pop pop;
+    ag_faults faults;
     unsigned long long pairs[2];
-    int need;
 } ag_readback;
 
 typedef struct ag_gpu {
@@ -52,14 +78,15 @@ typedef struct ag_gpu {
     int sorted; /* interaction inputs in box order (stage 8), else in id order */
     ag_grid grid;
     int nboxes;
-    /* the population: host.c's ag_sim, on the device */
-    int ncells, cur;
-    uint32_t next_id;
+    /* the population at the end of the last run (host.c's ag_sim) */
+    int ncells;
     long long divisions, deaths, cell_pairs, tube_pairs;
-    /* cells: as uploaded, and the two id-ordered arrays the life cycle compacts between */
+    /* cells: as uploaded, and the two id-ordered arrays the life cycle compacts between (step k
+     * reads d_cells[k & 1]) */
     ag_cell *d_init, *d_cells[2];
     ag_tube *d_tubes0, *d_tubes; /* as uploaded, and with the run's TAF */
-    float *d_gain;               /* each tube's TAF of the step */
+    ag_pop *d_pop;               /* [2] */
+    ag_faults *d_faults;
     /* cell lists: box b holds box_cells[box_start[b] .. box_start[b + 1]) */
     int *d_box_count, *d_box_start, *d_box_cells, *d_rank;
     /* interaction inputs, indexed by cell (slot in box order when sorted) */
@@ -67,18 +94,21 @@ typedef struct ag_gpu {
     float2 *d_ca;
     /* tube lists, indexed like the inputs: slot s of entry k at s * max_cells + k */
     int tube_cap;
-    int *d_tube_count, *d_tube_list, *d_need;
+    int *d_tube_count, *d_tube_list;
     /* life cycle: per cell, survives << 32 | divides, and its exclusive scan */
     unsigned long long *d_flags, *d_ranks;
     unsigned long long *d_pairs; /* cell-cell (each pair twice), tube-cell */
     void *d_scratch;
     size_t scratch_bytes;
     ag_readback *h_back;
+    ag_pop *h_pop0; /* the population a run starts from */
     ag_cell *h_cells;
     ag_tube *h_tubes;
-    /* phase boundaries of a step, two sets used in turn; the loop's start and end */
-    cudaEvent_t mark[2][AG_NPHASES + 1], loop[2];
-    int pending[2];
+    /* phase boundaries of a step, sets used in turn; the loop's start and end */
+    cudaEvent_t mark[AG_EVENT_SETS][AG_NPHASES + 1], loop[2];
+    int pending[AG_EVENT_SETS];
+    cudaGraph_t graph; /* the loop of the runs after the first: none until one is needed */
+    cudaGraphExec_t graph_exec;
     sb_phases phases;
     int runs;
     double loop_seconds[AG_MAX_RUNS];
@@ -112,22 +142,25 @@ static __device__ void count_add(unsigned long long *counter, unsigned v)
 }
 
 /* Counting sort, first half: each cell's rank among the cells of its box (in no set order). */
-static __global__ void bin_kernel(ag_grid grid, int n, const ag_cell *cells, int *box_count,
-                                  int *rank)
+static __global__ void bin_kernel(ag_grid grid, const ag_pop *pop, const ag_cell *cells,
+                                  int *box_count, int *rank)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
+    if (i < pop->n)
         rank[i] = atomicAdd(&box_count[box_of(grid, cells[i].x)], 1);
 }
 
 /* Second half, after the scan of the counts: each cell to its place in box_cells, and its
- * interaction inputs to its own index, or to that place when sorted. */
-static __global__ void place_kernel(ag_grid grid, int n, int sorted, const ag_cell *cells,
-                                    const int *box_start, const int *rank, int *box_cells,
-                                    float4 *pos, float2 *ca)
+ * interaction inputs to its own index, or to that place when sorted. The counts, scanned, are
+ * cleared here for the next step's histogram (a memset less per step). */
+static __global__ void place_kernel(ag_grid grid, int nboxes, const ag_pop *pop, int sorted,
+                                    const ag_cell *cells, int *box_count, const int *box_start,
+                                    const int *rank, int *box_cells, float4 *pos, float2 *ca)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
+    for (int b = i; b <= nboxes; b += gridDim.x * blockDim.x)
+        box_count[b] = 0;
+    if (i >= pop->n)
         return;
     const ag_cell *c = &cells[i];
     int slot = box_start[box_of(grid, c->x)] + rank[i], k = sorted ? slot : i;
@@ -140,14 +173,14 @@ static __global__ void place_kernel(ag_grid grid, int n, int sorted, const ag_ce
  * itself, as cpu-openmp.c. Its sum is written, not added: this is where the step's effects are
  * cleared. Boxes are numbered x first, so a row of three boxes along x is one run of box_cells:
  * the 27 boxes are 9 runs. Each pair is counted from both sides. */
-static __global__ void cell_cell_kernel(ag_laws l, ag_grid grid, int n, int sorted,
+static __global__ void cell_cell_kernel(ag_laws l, ag_grid grid, const ag_pop *pop, int sorted,
                                         const float4 *pos, const float2 *ca, const int *box_start,
                                         const int *box_cells, ag_cell *cells,
                                         unsigned long long *pairs)
 {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned met = 0;
-    if (k < n) {
+    if (k < pop->n) {
         float4 p = pos[k];
         float2 q = ca[k];
         float x[3] = {p.x, p.y, p.z};
@@ -179,14 +212,14 @@ static __global__ void cell_cell_kernel(ag_laws l, ag_grid grid, int n, int sort
 }
 
 /* Alg. 5: a thread per tube over the cells of the boxes it can reach (host.c's ag_tube_boxes):
- * the tube appended to the list of each cell it meets, and its TAF of the step (the thread owns
- * the tube). A list that is full is not written past: the longest goes to *need, the host grows
- * the lists and runs the phase again, so the TAF is written, not added, here. */
+ * the tube appended to the list of each cell it meets, and its TAF of the step added (the thread
+ * owns the tube; the gather does not read the TAF). A list that is full is not written past: the
+ * longest goes to faults->need, and the host grows the lists and runs again. */
 static __global__ void tube_list_kernel(ag_laws l, ag_grid grid, float r_max, int ntubes,
-                                        int sorted, const ag_tube *tubes, const float4 *pos,
+                                        int sorted, ag_tube *tubes, const float4 *pos,
                                         const float2 *ca, const int *box_start,
                                         const int *box_cells, int cap, int stride, int *count,
-                                        int *list, int *need, float *gain)
+                                        int *list, ag_faults *faults)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= ntubes)
@@ -212,23 +245,28 @@ static __global__ void tube_list_kernel(ag_laws l, ag_grid grid, float r_max, in
                 if (slot < cap)
                     list[(size_t)slot * stride + o] = t;
                 else
-                    atomicMax(need, slot + 1);
+                    atomicMax(&faults->need, slot + 1);
             }
         }
-    gain[t] = gained;
+    tubes[t].taf += gained;
 }
 
 /* Alg. 6: a thread per entry over the tubes listed for its cell, added to the cell-cell effects.
  * The test is made again (and counted here): in another kernel nvcc may fuse other operations,
- * so a pair at the range's very edge may fall the other way. */
-static __global__ void tube_gather_kernel(ag_laws l, int n, int sorted, const ag_tube *tubes,
-                                          const float4 *pos, const float2 *ca,
-                                          const int *box_cells, const int *count,
-                                          const int *list, int stride, ag_cell *cells,
+ * so a pair at the range's very edge may fall the other way. Each entry's count is cleared for
+ * the next step once read (a memset less per step). */
+static __global__ void tube_gather_kernel(ag_laws l, const ag_pop *pop, int sorted,
+                                          const ag_tube *tubes, const float4 *pos,
+                                          const float2 *ca, const int *box_cells, int *count,
+                                          const int *list, int cap, int stride, ag_cell *cells,
                                           unsigned long long *pairs)
 {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
-    int listed = k < n ? count[k] : 0;
+    int listed = 0;
+    if (k < pop->n && (listed = count[k]) > 0) {
+        count[k] = 0;
+        listed = min(listed, cap); /* an overflowing list: this run is run again */
+    }
     unsigned met = 0;
     if (listed > 0) {
         float4 p = pos[k];
@@ -251,25 +289,17 @@ static __global__ void tube_gather_kernel(ag_laws l, int n, int sorted, const ag
     count_add(pairs, met);
 }
 
-/* The step's TAF joins each tube's once the lists fit (the list kernel may have run twice). */
-static __global__ void tube_taf_kernel(int ntubes, const float *gain, ag_tube *tubes)
+/* A thread per cell: its step, in place, and its flags for the scan; threads n to `bound` write
+ * 0, so that the scan (over bound + 1 flags) holds the totals at n. Both counts fit in 32 bits,
+ * so one 64-bit sum scans both. */
+static __global__ void life_step_kernel(ag_laws l, float side, const ag_pop *pop, int bound,
+                                        ag_cell *cells, unsigned long long *flags)
 {
-    int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < ntubes)
-        tubes[t].taf += gain[t];
-}
-
-/* A thread per cell: its step, in place, and its flags for the scan (thread n writes the last
- * element, 0, so that the scan's last entry is the totals). Both counts fit in 32 bits, so one
- * 64-bit sum scans both. */
-static __global__ void life_step_kernel(ag_laws l, float side, int n, ag_cell *cells,
-                                        unsigned long long *flags)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i > n)
+    int i = blockIdx.x * blockDim.x + threadIdx.x, n = pop->n;
+    if (i > bound)
         return;
-    if (i == n) {
-        flags[n] = 0;
+    if (i >= n) {
+        flags[i] = 0;
         return;
     }
     ag_cell c = cells[i];
@@ -280,22 +310,44 @@ static __global__ void life_step_kernel(ag_laws l, float side, int n, ag_cell *c
 
 /* A thread per cell: a survivor goes to its rank among the survivors; a dividing one (cells are
  * in id order, so its rank among the dividing ones is the host's order) also places its daughter
- * after every survivor, numbered from next_id by that rank. */
-static __global__ void life_place_kernel(uint32_t seed, long long step, float side, int n,
-                                         const ag_cell *cells, const unsigned long long *flags,
-                                         const unsigned long long *ranks, int survivors,
-                                         uint32_t next_id, ag_cell *next)
+ * after every survivor, numbered from next_id by that rank. Thread 0 writes the next step's
+ * population, or notes a population past max_cells and leaves none (the run has failed). In the
+ * graph's loop, the second step's thread 0 also says whether the loop goes on (`loop_stop`
+ * steps; 0 outside the graph). */
+static __global__ void life_place_kernel(uint32_t seed, float side, int max_cells,
+                                         const ag_pop *pop, const ag_cell *cells,
+                                         const unsigned long long *flags,
+                                         const unsigned long long *ranks, ag_cell *next,
+                                         ag_pop *pop_next, ag_faults *faults,
+                                         cudaGraphConditionalHandle loop, long long loop_stop)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n || !(flags[i] >> 32))
+    ag_pop p = *pop;
+    unsigned long long totals = ranks[p.n];
+    int survivors = (int)(totals >> 32), born = (int)(uint32_t)totals;
+    int fits = survivors + born <= max_cells;
+    if (i == 0) {
+        ag_pop q = {fits ? survivors + born : 0, p.next_id + (uint32_t)born, p.step + 1,
+                    p.divisions + born, p.deaths + p.n - survivors};
+        *pop_next = q;
+        if (!fits) {
+            faults->overflowed = 1;
+            faults->step = p.step;
+            faults->survivors = survivors;
+            faults->born = born;
+        }
+        if (loop_stop > 0)
+            cudaGraphSetConditional(loop, q.step < loop_stop);
+    }
+    if (!fits || i >= p.n || !(flags[i] >> 32))
         return;
     ag_cell c = cells[i];
     unsigned long long r = ranks[i];
     if (flags[i] & 1) {
-        uint32_t born = (uint32_t)r;
+        uint32_t rank = (uint32_t)r;
         ag_cell daughter;
-        ag_divide(side, seed, step, &c, &daughter, next_id + born);
-        next[survivors + born] = daughter;
+        ag_divide(side, seed, p.step, &c, &daughter, p.next_id + rank);
+        next[survivors + rank] = daughter;
     }
     next[r >> 32] = c;
 }
@@ -307,29 +359,148 @@ static unsigned blocks_of(long long n, int block)
     return (unsigned)((n + block - 1) / block);
 }
 
-static int cell_lists(ag_gpu *g, int n)
+/* How step k is launched: its buffers' parity (k & 1), the number of cells its launches cover (at
+ * least the population), and its event set (-1: none). */
+typedef struct ag_launch {
+    int parity, bound, set;
+    cudaGraphConditionalHandle loop; /* with loop_stop > 0: the graph's loop, decided by this step */
+    long long loop_stop;
+} ag_launch;
+
+static int cell_lists(ag_gpu *g, const ag_launch *s)
 {
     cudaStream_t st = g->env->streams[0];
-    const ag_cell *cells = g->d_cells[g->cur];
-    SB_CUDA(cudaMemsetAsync(g->d_box_count, 0, ((size_t)g->nboxes + 1) * sizeof(int), st));
-    bin_kernel<<<blocks_of(n, AG_BLOCK), AG_BLOCK, 0, st>>>(g->grid, n, cells, g->d_box_count,
-                                                             g->d_rank);
+    const ag_cell *cells = g->d_cells[s->parity];
+    const ag_pop *pop = &g->d_pop[s->parity];
+    bin_kernel<<<blocks_of(s->bound, AG_BLOCK), AG_BLOCK, 0, st>>>(g->grid, pop, cells,
+                                                                    g->d_box_count, g->d_rank);
     SB_LAUNCHED("bin_kernel");
     SB_CUDA(cub::DeviceScan::ExclusiveSum(g->d_scratch, g->scratch_bytes, g->d_box_count,
                                           g->d_box_start, g->nboxes + 1, st));
-    place_kernel<<<blocks_of(n, AG_BLOCK), AG_BLOCK, 0, st>>>(g->grid, n, g->sorted, cells,
-                                                               g->d_box_start, g->d_rank,
-                                                               g->d_box_cells, g->d_pos, g->d_ca);
+    place_kernel<<<blocks_of(s->bound, AG_BLOCK), AG_BLOCK, 0, st>>>(
+        g->grid, g->nboxes, pop, g->sorted, cells, g->d_box_count, g->d_box_start, g->d_rank,
+        g->d_box_cells, g->d_pos, g->d_ca);
     SB_LAUNCHED("place_kernel");
     return 0;
 }
 
-static int cell_cell(ag_gpu *g, int n)
+static int cell_cell(ag_gpu *g, const ag_launch *s)
 {
-    cell_cell_kernel<<<blocks_of(n, AG_BLOCK), AG_BLOCK, 0, g->env->streams[0]>>>(
-        g->m->laws, g->grid, n, g->sorted, g->d_pos, g->d_ca, g->d_box_start, g->d_box_cells,
-        g->d_cells[g->cur], &g->d_pairs[0]);
+    cell_cell_kernel<<<blocks_of(s->bound, AG_BLOCK), AG_BLOCK, 0, g->env->streams[0]>>>(
+        g->m->laws, g->grid, &g->d_pop[s->parity], g->sorted, g->d_pos, g->d_ca, g->d_box_start,
+        g->d_box_cells, g->d_cells[s->parity], &g->d_pairs[0]);
     SB_LAUNCHED("cell_cell_kernel");
+    return 0;
+}
+
+static int tube_cell(ag_gpu *g, const ag_launch *s)
+{
+    const ag_model *m = g->m;
+    cudaStream_t st = g->env->streams[0];
+    tube_list_kernel<<<blocks_of(m->ntubes, AG_TUBE_BLOCK), AG_TUBE_BLOCK, 0, st>>>(
+        m->laws, g->grid, m->r_max, m->ntubes, g->sorted, g->d_tubes, g->d_pos, g->d_ca,
+        g->d_box_start, g->d_box_cells, g->tube_cap, m->max_cells, g->d_tube_count,
+        g->d_tube_list, g->d_faults);
+    SB_LAUNCHED("tube_list_kernel");
+    tube_gather_kernel<<<blocks_of(s->bound, AG_BLOCK), AG_BLOCK, 0, st>>>(
+        m->laws, &g->d_pop[s->parity], g->sorted, g->d_tubes, g->d_pos, g->d_ca, g->d_box_cells,
+        g->d_tube_count, g->d_tube_list, g->tube_cap, m->max_cells, g->d_cells[s->parity],
+        &g->d_pairs[1]);
+    SB_LAUNCHED("tube_gather_kernel");
+    return 0;
+}
+
+/* host.c's ag_sim_life */
+static int life_cycle(ag_gpu *g, const ag_launch *s)
+{
+    const ag_model *m = g->m;
+    cudaStream_t st = g->env->streams[0];
+    int p = s->parity;
+    life_step_kernel<<<blocks_of((long long)s->bound + 1, AG_BLOCK), AG_BLOCK, 0, st>>>(
+        m->laws, m->side, &g->d_pop[p], s->bound, g->d_cells[p], g->d_flags);
+    SB_LAUNCHED("life_step_kernel");
+    SB_CUDA(cub::DeviceScan::ExclusiveSum(g->d_scratch, g->scratch_bytes, g->d_flags, g->d_ranks,
+                                          s->bound + 1, st));
+    life_place_kernel<<<blocks_of(s->bound, AG_BLOCK), AG_BLOCK, 0, st>>>(
+        m->seed, m->side, m->max_cells, &g->d_pop[p], g->d_cells[p], g->d_flags, g->d_ranks,
+        g->d_cells[1 - p], &g->d_pop[1 - p], g->d_faults, s->loop, s->loop_stop);
+    SB_LAUNCHED("life_place_kernel");
+    return 0;
+}
+
+/* The phase times of event set `set`, once the stream has passed it. */
+static int phases_collect(ag_gpu *g, int set)
+{
+    if (!g->pending[set])
+        return 0;
+    SB_CUDA(cudaEventSynchronize(g->mark[set][AG_NPHASES]));
+    for (int p = 0; p < AG_NPHASES; p++) {
+        float ms;
+        SB_CUDA(cudaEventElapsedTime(&ms, g->mark[set][p], g->mark[set][p + 1]));
+        sb_phase_add(&g->phases, phase_name[p], ms * 1e-3);
+    }
+    g->pending[set] = 0;
+    return 0;
+}
+
+/* Boundary p of a step's phases (p = AG_NPHASES: its end): an event on the stream, and the NVTX
+ * range of the phase that begins; nothing for a step without events. */
+static int mark(ag_gpu *g, const ag_launch *s, int p)
+{
+    if (s->set < 0)
+        return 0;
+    if (p > 0)
+        sb_range_pop();
+    if (p < AG_NPHASES)
+        sb_range_push(g->env->label, phase_name[p]);
+    SB_CUDA(cudaEventRecord(g->mark[s->set][p], g->env->streams[0]));
+    return 0;
+}
+
+static int step(ag_gpu *g, const ag_launch *s)
+{
+    int rc;
+    if ((rc = mark(g, s, 0)) || (rc = cell_lists(g, s)) || (rc = mark(g, s, 1)) ||
+        (rc = cell_cell(g, s)) || (rc = mark(g, s, 2)) ||
+        (rc = g->m->ntubes > 0 ? tube_cell(g, s) : 0) || (rc = mark(g, s, 3)) ||
+        (rc = life_cycle(g, s)) || (rc = mark(g, s, AG_NPHASES)))
+        return rc;
+    if (s->set >= 0)
+        g->pending[s->set] = 1;
+    return 0;
+}
+
+/* The graph of the runs after the first: a while-loop whose body is two steps at full bound (so
+ * that it ends in the buffers it starts from); it runs steps / 2 turns. */
+static int capture_loop(ag_gpu *g)
+{
+    const ag_model *m = g->m;
+    cudaStream_t st = g->env->streams[0];
+    cudaGraphConditionalHandle loop;
+    cudaGraph_t body;
+    if (sb_graph_while(&g->graph, &loop, &body) != 0)
+        return -1;
+    /* relaxed: CUB's scans query the device while they are captured */
+    SB_CUDA(cudaStreamBeginCaptureToGraph(st, body, NULL, NULL, 0, cudaStreamCaptureModeRelaxed));
+    ag_launch even = {0, m->max_cells, -1, 0, 0};
+    ag_launch odd = {1, m->max_cells, -1, loop, m->steps - m->steps % 2};
+    int rc = step(g, &even) || step(g, &odd);
+    cudaError_t e = cudaStreamEndCapture(st, &body);
+    if (rc != 0)
+        return -1;
+    SB_CUDA(e);
+    SB_CUDA(cudaGraphInstantiate(&g->graph_exec, g->graph, 0));
+    return 0;
+}
+
+static int drop_loop(ag_gpu *g)
+{
+    if (g->graph_exec)
+        SB_CUDA(cudaGraphExecDestroy(g->graph_exec));
+    if (g->graph)
+        SB_CUDA(cudaGraphDestroy(g->graph));
+    g->graph_exec = NULL;
+    g->graph = NULL;
     return 0;
 }
 
@@ -339,7 +510,7 @@ static int grow_tube_lists(ag_gpu *g, int need)
     int cap = g->tube_cap;
     while (cap < need)
         cap *= 2;
-    if (sb_dev_free(&g->env->mem, g->d_tube_list) != 0)
+    if (drop_loop(g) != 0 || sb_dev_free(&g->env->mem, g->d_tube_list) != 0)
         return -1;
     g->d_tube_list = NULL;
     int rc = sb_dev_alloc(&g->env->mem, g->env->devices[0], (void **)&g->d_tube_list,
@@ -350,116 +521,70 @@ static int grow_tube_lists(ag_gpu *g, int need)
     return 0;
 }
 
-static int tube_cell(ag_gpu *g, int n)
+/* The cells step k's launches cover: the population at most doubles a step. */
+static int bound_at(const ag_model *m, long long k)
+{
+    long long bound = m->ncells;
+    for (; k > 0 && bound < m->max_cells; k--)
+        bound *= 2;
+    return bound < m->max_cells ? (int)bound : m->max_cells;
+}
+
+/* Every step of a run from the uploaded state, then the population and faults read back. Step by
+ * step with events when `timed_phases`, else through the graph. */
+static int simulate(ag_gpu *g, int timed_phases)
 {
     const ag_model *m = g->m;
     sb_env *env = g->env;
     cudaStream_t st = env->streams[0];
-    for (;;) {
-        SB_CUDA(cudaMemsetAsync(g->d_tube_count, 0, (size_t)n * sizeof(int), st));
-        SB_CUDA(cudaMemsetAsync(g->d_need, 0, sizeof(int), st));
-        tube_list_kernel<<<blocks_of(m->ntubes, AG_TUBE_BLOCK), AG_TUBE_BLOCK, 0, st>>>(
-            m->laws, g->grid, m->r_max, m->ntubes, g->sorted, g->d_tubes, g->d_pos, g->d_ca,
-            g->d_box_start, g->d_box_cells, g->tube_cap, m->max_cells, g->d_tube_count,
-            g->d_tube_list, g->d_need, g->d_gain);
-        SB_LAUNCHED("tube_list_kernel");
-        /* the host waits here every step: a list that overflowed must be grown and the phase
-         * run again before any cell reads its list (4 bytes) */
-        if (sb_copy(&env->xfer, &g->h_back->need, g->d_need, sizeof g->h_back->need,
-                    cudaMemcpyDeviceToHost, st) != 0)
-            return -1;
-        SB_CUDA(cudaStreamSynchronize(st));
-        if (g->h_back->need <= g->tube_cap)
-            break;
-        int rc = grow_tube_lists(g, g->h_back->need);
-        if (rc != 0)
-            return rc;
+    size_t cap = (size_t)m->max_cells;
+    if (sb_copy(&env->xfer, g->d_cells[0], g->d_init, (size_t)m->ncells * sizeof(ag_cell),
+                cudaMemcpyDeviceToDevice, st) != 0 ||
+        sb_copy(&env->xfer, g->d_tubes, g->d_tubes0, (size_t)m->ntubes * sizeof(ag_tube),
+                cudaMemcpyDeviceToDevice, st) != 0 ||
+        sb_copy(&env->xfer, &g->d_pop[0], g->h_pop0, sizeof *g->h_pop0, cudaMemcpyHostToDevice,
+                st) != 0)
+        return -1;
+    /* the kernels clear these for the next step; a run starts them cleared */
+    SB_CUDA(cudaMemsetAsync(g->d_pairs, 0, 2 * sizeof *g->d_pairs, st));
+    SB_CUDA(cudaMemsetAsync(g->d_faults, 0, sizeof *g->d_faults, st));
+    SB_CUDA(cudaMemsetAsync(g->d_box_count, 0, ((size_t)g->nboxes + 1) * sizeof(int), st));
+    if (m->ntubes > 0)
+        SB_CUDA(cudaMemsetAsync(g->d_tube_count, 0, cap * sizeof(int), st));
+    SB_CUDA(cudaEventRecord(g->loop[0], st));
+    if (timed_phases) {
+        sb_phases_clear(&g->phases);
+        for (long long k = 0; k < m->steps; k++) {
+            ag_launch s = {(int)(k & 1), bound_at(m, k), (int)(k % AG_EVENT_SETS), 0, 0};
+            int rc = phases_collect(g, s.set);
+            if (rc != 0 || (rc = step(g, &s)) != 0)
+                return rc;
+        }
+    } else {
+        if (m->steps >= 2) {
+            if (!g->graph_exec && capture_loop(g) != 0)
+                return -1;
+            SB_CUDA(cudaGraphLaunch(g->graph_exec, st));
+        }
+        if (m->steps % 2) {
+            ag_launch last = {0, bound_at(m, m->steps - 1), -1, 0, 0};
+            int rc = step(g, &last);
+            if (rc != 0)
+                return rc;
+        }
     }
-    tube_gather_kernel<<<blocks_of(n, AG_BLOCK), AG_BLOCK, 0, st>>>(
-        m->laws, n, g->sorted, g->d_tubes, g->d_pos, g->d_ca, g->d_box_cells, g->d_tube_count,
-        g->d_tube_list, m->max_cells, g->d_cells[g->cur], &g->d_pairs[1]);
-    SB_LAUNCHED("tube_gather_kernel");
-    tube_taf_kernel<<<blocks_of(m->ntubes, AG_BLOCK), AG_BLOCK, 0, st>>>(m->ntubes, g->d_gain,
-                                                                          g->d_tubes);
-    SB_LAUNCHED("tube_taf_kernel");
-    return 0;
-}
-
-/* The event sets of a step are read once the stream has passed them (the next step's wait for
- * the life cycle's totals, or the run's end), so timing the phases adds no wait of its own. */
-static int phases_collect(ag_gpu *g, int set)
-{
-    if (!g->pending[set])
-        return 0;
-    for (int p = 0; p < AG_NPHASES; p++) {
-        float ms;
-        SB_CUDA(cudaEventElapsedTime(&ms, g->mark[set][p], g->mark[set][p + 1]));
-        sb_phase_add(&g->phases, phase_name[p], ms * 1e-3);
-    }
-    g->pending[set] = 0;
-    return 0;
-}
-
-/* host.c's ag_sim_life. */
-static int life_cycle(ag_gpu *g, int n, long long step, int set)
-{
-    const ag_model *m = g->m;
-    sb_env *env = g->env;
-    cudaStream_t st = env->streams[0];
-    ag_cell *cells = g->d_cells[g->cur], *next = g->d_cells[1 - g->cur];
-    life_step_kernel<<<blocks_of((long long)n + 1, AG_BLOCK), AG_BLOCK, 0, st>>>(
-        m->laws, m->side, n, cells, g->d_flags);
-    SB_LAUNCHED("life_step_kernel");
-    SB_CUDA(cub::DeviceScan::ExclusiveSum(g->d_scratch, g->scratch_bytes, g->d_flags, g->d_ranks,
-                                          n + 1, st));
-    /* the host waits here every step: it checks the new population against max_cells before
-     * anything is written past it, as host.c does, and sizes the next step's launches by it
-     * (8 bytes) */
-    if (sb_copy(&env->xfer, &g->h_back->totals, g->d_ranks + n, sizeof g->h_back->totals,
+    SB_CUDA(cudaEventRecord(g->loop[1], st));
+    if (sb_copy(&env->xfer, &g->h_back->pop, &g->d_pop[m->steps & 1], sizeof g->h_back->pop,
+                cudaMemcpyDeviceToHost, st) != 0 ||
+        sb_copy(&env->xfer, &g->h_back->faults, g->d_faults, sizeof g->h_back->faults,
+                cudaMemcpyDeviceToHost, st) != 0 ||
+        sb_copy(&env->xfer, g->h_back->pairs, g->d_pairs, sizeof g->h_back->pairs,
                 cudaMemcpyDeviceToHost, st) != 0)
         return -1;
     SB_CUDA(cudaStreamSynchronize(st));
-    if (phases_collect(g, 1 - set) != 0)
-        return -1;
-    int survivors = (int)(g->h_back->totals >> 32), born = (int)(uint32_t)g->h_back->totals;
-    if (survivors + born > m->max_cells)
-        return sb_fail("step %lld: %d cells and %d divisions exceed max_cells=%d (raise "
-                       "--param max_cells)",
-                       step, survivors, born, m->max_cells);
-    life_place_kernel<<<blocks_of(n, AG_BLOCK), AG_BLOCK, 0, st>>>(
-        m->seed, step, m->side, n, cells, g->d_flags, g->d_ranks, survivors, g->next_id, next);
-    SB_LAUNCHED("life_place_kernel");
-    g->cur = 1 - g->cur;
-    g->next_id += (uint32_t)born;
-    g->divisions += born;
-    g->deaths += n - survivors;
-    g->ncells = survivors + born;
-    return 0;
-}
-
-/* Boundary p of a step's phases (p = AG_NPHASES: its end): an event on the stream, and the NVTX
- * range of the phase that begins. */
-static int mark(ag_gpu *g, int set, int p)
-{
-    if (p > 0)
-        sb_range_pop();
-    if (p < AG_NPHASES)
-        sb_range_push(g->env->label, phase_name[p]);
-    SB_CUDA(cudaEventRecord(g->mark[set][p], g->env->streams[0]));
-    return 0;
-}
-
-static int step(ag_gpu *g, long long k)
-{
-    int n = g->ncells, set = (int)(k & 1), rc;
-    if (n == 0)
-        return 0; /* no cell left: the host's step has nothing to do either */
-    if ((rc = mark(g, set, 0)) || (rc = cell_lists(g, n)) || (rc = mark(g, set, 1)) ||
-        (rc = cell_cell(g, n)) || (rc = mark(g, set, 2)) ||
-        (rc = g->m->ntubes > 0 ? tube_cell(g, n) : 0) || (rc = mark(g, set, 3)) ||
-        (rc = life_cycle(g, n, k, set)) || (rc = mark(g, set, AG_NPHASES)))
-        return rc;
-    g->pending[set] = 1;
+    for (int set = 0; set < AG_EVENT_SETS; set++)
+        if (phases_collect(g, set) != 0)
+            return -1;
     return 0;
 }
 
@@ -471,36 +596,32 @@ extern "C" int ag_resident_run(void *state)
     const ag_model *m = g->m;
     sb_env *env = g->env;
     cudaStream_t st = env->streams[0];
+    const ag_readback *back = g->h_back;
     int rc;
-    if (sb_copy(&env->xfer, g->d_cells[0], g->d_init, (size_t)m->ncells * sizeof(ag_cell),
-                cudaMemcpyDeviceToDevice, st) != 0 ||
-        sb_copy(&env->xfer, g->d_tubes, g->d_tubes0, (size_t)m->ntubes * sizeof(ag_tube),
-                cudaMemcpyDeviceToDevice, st) != 0)
-        return -1;
-    SB_CUDA(cudaMemsetAsync(g->d_pairs, 0, 2 * sizeof *g->d_pairs, st));
-    g->ncells = m->ncells;
-    g->cur = 0;
-    g->next_id = (uint32_t)m->ncells;
-    g->divisions = g->deaths = 0;
-    g->pending[0] = g->pending[1] = 0;
-    sb_phases_clear(&g->phases);
-    SB_CUDA(cudaEventRecord(g->loop[0], st));
-    for (long long k = 0; k < m->steps; k++)
-        if ((rc = step(g, k)) != 0)
+    for (;;) {
+        if ((rc = simulate(g, g->runs == 0)) != 0)
             return rc;
-    SB_CUDA(cudaEventRecord(g->loop[1], st));
-    if (sb_copy(&env->xfer, g->h_cells, g->d_cells[g->cur], (size_t)g->ncells * sizeof(ag_cell),
-                cudaMemcpyDeviceToHost, st) != 0 ||
+        if (back->faults.need <= g->tube_cap)
+            break;
+        if ((rc = grow_tube_lists(g, back->faults.need)) != 0)
+            return rc;
+    }
+    if (back->faults.overflowed)
+        return sb_fail("step %lld: %d cells and %d divisions exceed max_cells=%d (raise "
+                       "--param max_cells)",
+                       back->faults.step, back->faults.survivors, back->faults.born,
+                       m->max_cells);
+    g->ncells = back->pop.n;
+    g->divisions = back->pop.divisions;
+    g->deaths = back->pop.deaths;
+    g->cell_pairs = (long long)(back->pairs[0] / 2); /* each pair seen from both cells */
+    g->tube_pairs = (long long)back->pairs[1];
+    if (sb_copy(&env->xfer, g->h_cells, g->d_cells[m->steps & 1],
+                (size_t)g->ncells * sizeof(ag_cell), cudaMemcpyDeviceToHost, st) != 0 ||
         sb_copy(&env->xfer, g->h_tubes, g->d_tubes, (size_t)m->ntubes * sizeof(ag_tube),
-                cudaMemcpyDeviceToHost, st) != 0 ||
-        sb_copy(&env->xfer, g->h_back->pairs, g->d_pairs, sizeof g->h_back->pairs,
                 cudaMemcpyDeviceToHost, st) != 0)
         return -1;
     SB_CUDA(cudaStreamSynchronize(st));
-    if (phases_collect(g, 0) != 0 || phases_collect(g, 1) != 0)
-        return -1;
-    g->cell_pairs = (long long)(g->h_back->pairs[0] / 2); /* each pair seen from both cells */
-    g->tube_pairs = (long long)g->h_back->pairs[1];
     float ms;
     SB_CUDA(cudaEventElapsedTime(&ms, g->loop[0], g->loop[1]));
     if (g->runs < AG_MAX_RUNS)
@@ -531,12 +652,16 @@ extern "C" int ag_resident_setup(sb_env *env, const void *model, void **state, i
     cudaStream_t st = env->streams[0];
     size_t cap = (size_t)m->max_cells, boxes = (size_t)g->nboxes + 1, tubes = (size_t)m->ntubes;
     SB_CUDA(cudaSetDevice(env->devices[0]));
-    for (int s = 0; s < 2; s++)
+    for (int s = 0; s < AG_EVENT_SETS; s++)
         for (int p = 0; p <= AG_NPHASES; p++)
             SB_CUDA(cudaEventCreate(&g->mark[s][p]));
     SB_CUDA(cudaEventCreate(&g->loop[0]));
     SB_CUDA(cudaEventCreate(&g->loop[1]));
     SB_CUDA(cudaMallocHost((void **)&g->h_back, sizeof *g->h_back));
+    SB_CUDA(cudaMallocHost((void **)&g->h_pop0, sizeof *g->h_pop0));
+    memset(g->h_pop0, 0, sizeof *g->h_pop0);
+    g->h_pop0->n = m->ncells;
+    g->h_pop0->next_id = (uint32_t)m->ncells;
     SB_CUDA(cudaMallocHost((void **)&g->h_cells, cap * sizeof(ag_cell)));
     SB_CUDA(cudaMallocHost((void **)&g->h_tubes, (tubes + 1) * sizeof(ag_tube)));
     size_t box_scan = 0, life_scan = 0;
@@ -551,7 +676,8 @@ extern "C" int ag_resident_setup(sb_env *env, const void *model, void **state, i
         (rc = dev_alloc(g, &g->d_cells[1], cap * sizeof(ag_cell), "cells")) ||
         (rc = dev_alloc(g, &g->d_tubes0, tubes * sizeof(ag_tube), "initial tubes")) ||
         (rc = dev_alloc(g, &g->d_tubes, tubes * sizeof(ag_tube), "tubes")) ||
-        (rc = dev_alloc(g, &g->d_gain, tubes * sizeof(float), "tubes' TAF of a step")) ||
+        (rc = dev_alloc(g, &g->d_pop, 2 * sizeof(ag_pop), "population")) ||
+        (rc = dev_alloc(g, &g->d_faults, sizeof(ag_faults), "faults")) ||
         (rc = dev_alloc(g, &g->d_box_count, boxes * sizeof(int), "box counts")) ||
         (rc = dev_alloc(g, &g->d_box_start, boxes * sizeof(int), "box starts")) ||
         (rc = dev_alloc(g, &g->d_box_cells, cap * sizeof(int), "cell lists")) ||
@@ -565,8 +691,7 @@ extern "C" int ag_resident_setup(sb_env *env, const void *model, void **state, i
         return rc;
     if (m->ntubes > 0 &&
         ((rc = dev_alloc(g, &g->d_tube_count, cap * sizeof(int), "tube list lengths")) ||
-         (rc = dev_alloc(g, &g->d_tube_list, g->tube_cap * cap * sizeof(int), "tube lists")) ||
-         (rc = dev_alloc(g, &g->d_need, sizeof(int), "longest tube list"))))
+         (rc = dev_alloc(g, &g->d_tube_list, g->tube_cap * cap * sizeof(int), "tube lists"))))
         return rc;
     if (sb_copy(&env->xfer, g->d_init, m->cells, (size_t)m->ncells * sizeof(ag_cell),
                 cudaMemcpyHostToDevice, st) != 0 ||
@@ -591,7 +716,8 @@ extern "C" void ag_resident_teardown(void *state)
     ag_gpu *g = (ag_gpu *)state;
     if (!g)
         return;
-    for (int s = 0; s < 2; s++)
+    drop_loop(g);
+    for (int s = 0; s < AG_EVENT_SETS; s++)
         for (int p = 0; p <= AG_NPHASES; p++)
             if (g->mark[s][p])
                 cudaEventDestroy(g->mark[s][p]);
@@ -599,15 +725,10 @@ extern "C" void ag_resident_teardown(void *state)
         if (g->loop[e])
             cudaEventDestroy(g->loop[e]);
     cudaFreeHost(g->h_back);
+    cudaFreeHost(g->h_pop0);
     cudaFreeHost(g->h_cells);
     cudaFreeHost(g->h_tubes);
     free(g);
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 extern "C" void ag_resident_report(void *state, sb_report *r)
@@ -615,15 +736,13 @@ extern "C" void ag_resident_report(void *state, sb_report *r)
     ag_gpu *g = (ag_gpu *)state;
     const ag_model *m = g->m;
     r->phases = g->phases;
-    /* steady: the median step loop of the runs after the first (which loads the kernels) */
-    int runs = g->runs < AG_MAX_RUNS ? g->runs : AG_MAX_RUNS, first = runs > 1;
-    if (runs - first <= 0)
+    /* steady: the median step loop of the graph's runs (the first launches step by step) */
+    int runs = g->runs < AG_MAX_RUNS ? g->runs : AG_MAX_RUNS;
+    r->steady.runs = sb_steady_median(g->loop_seconds, runs, &r->steady.seconds);
+    if (r->steady.runs == 0)
         return;
-    qsort(g->loop_seconds + first, (size_t)(runs - first), sizeof(double), compare_doubles);
-    r->steady.seconds = g->loop_seconds[first + (runs - first) / 2];
     r->steady.items = (double)(g->cell_pairs + g->tube_pairs);
     r->steady.simulated_seconds = (double)m->steps * m->laws.dt * 60;
-    r->steady.runs = runs - first;
 }
 
 static int setup(sb_env *env, const void *model, void **state)

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 
 #include "../../cuda/check.h"
+#include "../../harness/stats.h"
 #include "kernels.h"
 
 #define BLOCK 256            /* threads of every kernel here */
@@ -471,23 +472,14 @@ __global__ void step_advance(long long *step)
 
 /* ---- launches ---- */
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 void rd_report_steady(const rd_model *m, double *loop_seconds, int runs, sb_steady *steady)
 {
-    int first = runs > 1;
-    if (runs - first <= 0)
+    steady->runs = sb_steady_median(loop_seconds, runs, &steady->seconds);
+    if (steady->runs == 0)
         return;
-    qsort(loop_seconds + first, (size_t)(runs - first), sizeof(double), compare_doubles);
-    steady->seconds = loop_seconds[first + (runs - first) / 2];
     steady->items = (double)m->nsites * (double)m->steps;
     steady->bytes = rd_floor_bytes_per_step(m) * (double)m->steps;
     steady->simulated_seconds = (double)m->steps * m->tau;
-    steady->runs = runs - first;
 }
 
 int rd_graph_step_done(cudaGraphConditionalHandle loop, long long *step, const long long *stop,

@@ -33,6 +33,7 @@
 
 #include "../../cuda/check.h"
 #include "../../cuda/greenctx.h"
+#include "../../cuda/graphloop.h"
 #include "../../cuda/timing.h"
 #include "../../harness/error.h"
 #include "../../harness/lockstep.h"
@@ -709,17 +710,9 @@ static int capture_graphs(worker *w)
     SB_CUDA(cudaSetDevice(w->dev));
     if (t->nslabs == 1) {
         cudaGraphConditionalHandle loop;
-        SB_CUDA(cudaGraphCreate(&w->graph[0], 0));
-        SB_CUDA(cudaGraphConditionalHandleCreate(&loop, w->graph[0], 1, cudaGraphCondAssignDefault));
-        struct cudaGraphNodeParams p;
-        memset(&p, 0, sizeof p);
-        p.type = cudaGraphNodeTypeConditional;
-        p.conditional.handle = loop;
-        p.conditional.type = cudaGraphCondTypeWhile;
-        p.conditional.size = 1;
-        cudaGraphNode_t node;
-        SB_CUDA(cudaGraphAddNode(&node, w->graph[0], NULL, NULL, 0, &p));
-        cudaGraph_t body = p.conditional.phGraph_out[0];
+        cudaGraph_t body;
+        if (sb_graph_while(&w->graph[0], &loop, &body) != 0)
+            return -1;
         SB_CUDA(cudaStreamBeginCaptureToGraph(st, body, NULL, NULL, 0,
                                               cudaStreamCaptureModeThreadLocal));
         int rc = rd_sweep_planes(f, 0, A, B, &a, lo, hi, st) ||

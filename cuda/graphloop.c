@@ -1,0 +1,23 @@
+/* In C: C++ deletes cudaGraphNodeParams' default constructor (a union of node kinds), so the
+ * kernels' .cu files build their loops through here. */
+#include "graphloop.h"
+
+#include <string.h>
+
+#include "check.h"
+
+int sb_graph_while(cudaGraph_t *graph, cudaGraphConditionalHandle *loop, cudaGraph_t *body)
+{
+    SB_CUDA(cudaGraphCreate(graph, 0));
+    SB_CUDA(cudaGraphConditionalHandleCreate(loop, *graph, 1, cudaGraphCondAssignDefault));
+    struct cudaGraphNodeParams p;
+    memset(&p, 0, sizeof p);
+    p.type = cudaGraphNodeTypeConditional;
+    p.conditional.handle = *loop;
+    p.conditional.type = cudaGraphCondTypeWhile;
+    p.conditional.size = 1;
+    cudaGraphNode_t node;
+    SB_CUDA(cudaGraphAddNode(&node, *graph, NULL, NULL, 0, &p));
+    *body = p.conditional.phGraph_out[0];
+    return 0;
+}
