@@ -24,13 +24,13 @@ static void restore_starts(int *start, int nboxes)
     start[0] = 0;
 }
 
-/* Box lists of the tubes: counted, then filled (tubes ascending within a box). */
-static int build_tube_lists(ag_sim *s)
+int ag_tube_box_lists(const ag_model *m, int **start, int **list)
 {
-    const ag_model *m = s->m;
-    int nb = m->nbox;
-    s->tube_start = calloc((size_t)s->nboxes + 1, sizeof *s->tube_start);
-    if (!s->tube_start)
+    int nb = m->nbox, nboxes = nb * nb * nb;
+    int *tube_start = calloc((size_t)nboxes + 1, sizeof *tube_start), *tube_list = NULL;
+    *start = tube_start;
+    *list = NULL;
+    if (!tube_start)
         return sb_fail("out of host memory for the tubes' box lists");
     for (int pass = 0; pass < 2; pass++) {
         for (int t = 0; t < m->ntubes; t++) {
@@ -41,21 +41,21 @@ static int build_tube_lists(ag_sim *s)
                     for (int x = lo[0]; x <= hi[0]; x++) {
                         int b = x + nb * (y + nb * z);
                         if (pass == 0)
-                            s->tube_start[b + 1]++;
+                            tube_start[b + 1]++;
                         else
-                            s->tube_list[s->tube_start[b]++] = t;
+                            tube_list[tube_start[b]++] = t;
                     }
         }
         if (pass == 0) {
-            for (int b = 0; b < s->nboxes; b++)
-                s->tube_start[b + 1] += s->tube_start[b];
-            s->tube_list = malloc(((size_t)s->tube_start[s->nboxes] + 1) * sizeof *s->tube_list);
-            if (!s->tube_list)
+            for (int b = 0; b < nboxes; b++)
+                tube_start[b + 1] += tube_start[b];
+            *list = tube_list = malloc(((size_t)tube_start[nboxes] + 1) * sizeof *tube_list);
+            if (!tube_list)
                 return sb_fail("out of host memory for the tubes' box lists (%d entries)",
-                               s->tube_start[s->nboxes]);
+                               tube_start[nboxes]);
         }
     }
-    restore_starts(s->tube_start, s->nboxes);
+    restore_starts(tube_start, nboxes);
     return 0;
 }
 
@@ -74,7 +74,7 @@ int ag_sim_open(ag_sim *s, const ag_model *m)
     s->box_start = malloc(((size_t)s->nboxes + 1) * sizeof *s->box_start);
     s->tubes = malloc(((size_t)m->ntubes + 1) * sizeof *s->tubes);
     if (!s->cells || !s->born || !s->dividing || !s->box_cells || !s->cell_box ||
-        !s->box_start || !s->tubes || build_tube_lists(s) != 0) {
+        !s->box_start || !s->tubes || ag_tube_box_lists(m, &s->tube_start, &s->tube_list) != 0) {
         ag_sim_close(s);
         return sb_fail("out of host memory for %d cells and %d boxes", s->capacity, s->nboxes);
     }

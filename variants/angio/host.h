@@ -43,6 +43,9 @@ int ag_sim_life(ag_sim *s);
 /* The box range [lo, hi] per axis a tube can reach cells in (its bounding box grown by the
  * largest range). */
 void ag_tube_boxes(const ag_model *m, const ag_tube *t, int lo[3], int hi[3]);
+/* The tubes' box lists (static): box b meets tubes (*list)[(*start)[b] .. (*start)[b + 1]),
+ * ascending. The caller frees both, also after a failure. */
+int ag_tube_box_lists(const ag_model *m, int **start, int **list);
 /* The 13 neighbouring boxes of a box that come after it (Newton's third law covers the others):
  * offsets (dx, dy, dz). */
 extern const int ag_half_shell[13][3];

@@ -2,17 +2,17 @@
  * go to the device once, at setup; a run resets them there and runs every step on one stream:
  *   cell lists  a counting sort of the cells by box (histogram with atomics, CUB scan, scatter),
  *               and the interaction inputs as arrays per property (float4 x,y,z,r; float2 c,a);
- *   cell-cell   a thread per cell over the 27 boxes around it (as cpu-openmp.c);
- *   tube-cell   tube lists (alg. 5, 6): a thread per tube appends itself to the lists of the cells
- *               it meets and sums its TAF, then a thread per cell adds its listed tubes' effects;
+ *   cell-cell   a team of threads per cell over the 27 boxes around it (as cpu-openmp.c): one
+ *               thread when the cells fill the GPU, up to a warp when they are few;
+ *   tube-cell   a thread per cell over the tubes of its box (box lists built once: tubes do not
+ *               move), each tube's TAF gained by atomics; faster than alg. 5, 6's tube lists at
+ *               every tube count of fig. 8, and nothing to overflow;
  *   life cycle  a thread per cell steps it, then divisions and removals by scans over flags,
  *               keeping host.c's order: survivors in id order, then the daughters in their
  *               parents' order, numbered from next_id.
  * The host waits on nothing during a run: the population lives on the device (each kernel reads
- * it; launches cover a bound on it), a tube list that overflows or a population past max_cells is
- * noted there, and the host reads those once, at the end, with the cells. An overflowing tube
- * list makes the host grow the lists and run again from the start; a population past max_cells
- * fails the run. The first run (validation) launches step by step with events between the phases,
+ * it; launches cover a bound on it), a population past max_cells is noted there (and fails the
+ * run), and the host reads those once, at the end, with the cells. The first run (validation) launches step by step with events between the phases,
  * which time them; later runs launch one CUDA graph whose while-loop runs two steps a turn, with no
  * event and no host in the loop. Stage 8 (sorted.cu) is this engine with `sorted` set: the
  * interaction inputs are laid out in box order (a box's cells contiguous) instead of id order. */
@@ -30,10 +30,6 @@
 #include "table.h"
 
 #define AG_BLOCK 256
-/* One thread per tube walks many boxes: small blocks spread a few hundred tubes over the SMs. */
-#define AG_TUBE_BLOCK 32
-/* Tubes a cell's list holds at first; a fuller list doubles it and the phase runs again. */
-#define AG_TUBE_SLOTS 16
 #define AG_MAX_RUNS 4096
 /* Event sets of the timed phases, used in turn: the host waits for a set only when the GPU is
  * this many steps behind. */
@@ -59,7 +55,6 @@ typedef struct ag_pop {
 
 /* What went wrong during a run, for the host to read at its end. */
 typedef struct ag_faults {
-    int need;       /* the longest tube list of the run: more than the lists hold, run again */
     int overflowed; /* the population passed max_cells at `step` (the run stopped there) */
     long long step;
     int survivors, born;
@@ -76,6 +71,7 @@ typedef struct ag_gpu {
     sb_env *env;
     const ag_model *m;
     int sorted; /* interaction inputs in box order (stage 8), else in id order */
+    int team_log2; /* threads per cell in the cell-cell kernel: 1 to 32 (choose_team) */
     ag_grid grid;
     int nboxes;
     /* the population at the end of the last run (host.c's ag_sim) */
@@ -92,9 +88,8 @@ typedef struct ag_gpu {
     /* interaction inputs, indexed by cell (slot in box order when sorted) */
     float4 *d_pos;
     float2 *d_ca;
-    /* tube lists, indexed like the inputs: slot s of entry k at s * max_cells + k */
-    int tube_cap;
-    int *d_tube_count, *d_tube_list;
+    /* the tubes' box lists: box b meets tubes tube_boxes[tube_start[b] .. tube_start[b + 1]) */
+    int *d_tube_start, *d_tube_boxes;
     /* life cycle: per cell, survives << 32 | divides, and its exclusive scan */
     unsigned long long *d_flags, *d_ranks;
     unsigned long long *d_pairs; /* cell-cell (each pair twice), tube-cell */
@@ -169,18 +164,37 @@ static __global__ void place_kernel(ag_grid grid, int nboxes, const ag_pop *pop,
     ca[k] = make_float2(c->c, c->a);
 }
 
-/* Cell-cell: a thread per entry k of the inputs over the 27 boxes around its cell, skipping
- * itself, as cpu-openmp.c. Its sum is written, not added: this is where the step's effects are
- * cleared. Boxes are numbered x first, so a row of three boxes along x is one run of box_cells:
- * the 27 boxes are 9 runs. Each pair is counted from both sides. */
-static __global__ void cell_cell_kernel(ag_laws l, ag_grid grid, const ag_pop *pop, int sorted,
-                                        const float4 *pos, const float2 *ca, const int *box_start,
-                                        const int *box_cells, ag_cell *cells,
-                                        unsigned long long *pairs)
+/* Sums a cell's effects over the `team` lanes that share it (a power of two up to 32, aligned
+ * in the warp; every lane of the warp must call it). */
+static __device__ void team_sum(ag_cell *sum, int team)
 {
-    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int d = team / 2; d > 0; d /= 2) {
+        for (int a = 0; a < 3; a++)
+            sum->f[a] += __shfl_xor_sync(0xffffffffu, sum->f[a], d);
+        sum->dc += __shfl_xor_sync(0xffffffffu, sum->dc, d);
+        sum->da += __shfl_xor_sync(0xffffffffu, sum->da, d);
+        sum->p += __shfl_xor_sync(0xffffffffu, sum->p, d);
+    }
+}
+
+/* Cell-cell: a team of 2^team_log2 lanes per entry k of the inputs over the 27 boxes around its
+ * cell, skipping itself, as cpu-openmp.c; the lanes take each run's cells in turn and their sums
+ * meet by shuffles. A lone thread's walk is a chain of dependent loads, so few cells get wide
+ * teams. The sum is written, not added: this is where the step's effects are cleared. Boxes are
+ * numbered x first, so a row of three boxes along x is one run of box_cells: the 27 boxes are 9
+ * runs. Each pair is counted from both sides. */
+static __global__ void cell_cell_kernel(ag_laws l, ag_grid grid, const ag_pop *pop, int sorted,
+                                        int team_log2, const float4 *pos, const float2 *ca,
+                                        const int *box_start, const int *box_cells,
+                                        ag_cell *cells, unsigned long long *pairs)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    int team = 1 << team_log2, lane = (int)(t & (team - 1));
+    int k = (int)(t >> team_log2);
+    int mine = k < pop->n;
     unsigned met = 0;
-    if (k < pop->n) {
+    ag_cell sum = {};
+    if (mine) {
         float4 p = pos[k];
         float2 q = ca[k];
         float x[3] = {p.x, p.y, p.z};
@@ -188,11 +202,10 @@ static __global__ void cell_cell_kernel(ag_laws l, ag_grid grid, const ag_pop *p
         for (int a = 0; a < 3; a++)
             b[a] = ag_box_at(x[a], grid.edge, nb);
         int x0 = max(b[0] - 1, 0), x1 = min(b[0] + 1, nb - 1);
-        ag_cell sum = {};
         for (int z = max(b[2] - 1, 0); z <= min(b[2] + 1, nb - 1); z++)
             for (int y = max(b[1] - 1, 0); y <= min(b[1] + 1, nb - 1); y++) {
                 int row = nb * (y + nb * z), end = box_start[row + x1 + 1];
-                for (int j = box_start[row + x0]; j < end; j++) {
+                for (int j = box_start[row + x0] + lane; j < end; j += team) {
                     int o = sorted ? j : box_cells[j]; /* the partner's entry in the inputs */
                     if (o == k)
                         continue;
@@ -206,85 +219,45 @@ static __global__ void cell_cell_kernel(ag_laws l, ag_grid grid, const ag_pop *p
                     }
                 }
             }
-        copy_effects(&cells[sorted ? box_cells[k] : k], &sum);
     }
+    team_sum(&sum, team);
+    if (mine && lane == 0)
+        copy_effects(&cells[sorted ? box_cells[k] : k], &sum);
     count_add(pairs, met);
 }
 
-/* Alg. 5: a thread per tube over the cells of the boxes it can reach (host.c's ag_tube_boxes):
- * the tube appended to the list of each cell it meets, and its TAF of the step added (the thread
- * owns the tube; the gather does not read the TAF). A list that is full is not written past: the
- * longest goes to faults->need, and the host grows the lists and runs again. */
-static __global__ void tube_list_kernel(ag_laws l, ag_grid grid, float r_max, int ntubes,
-                                        int sorted, ag_tube *tubes, const float4 *pos,
-                                        const float2 *ca, const int *box_start,
-                                        const int *box_cells, int cap, int stride, int *count,
-                                        int *list, ag_faults *faults)
-{
-    int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= ntubes)
-        return;
-    ag_tube tube = tubes[t];
-    int nb = grid.nbox, lo[3], hi[3];
-    ag_tube_box_range(&tube, l.k_c, r_max, grid.edge, nb, lo, hi);
-    float gained = 0;
-    for (int z = lo[2]; z <= hi[2]; z++)
-        for (int y = lo[1]; y <= hi[1]; y++) {
-            int row = nb * (y + nb * z), end = box_start[row + hi[0] + 1];
-            for (int j = box_start[row + lo[0]]; j < end; j++) {
-                int o = sorted ? j : box_cells[j];
-                float4 p = pos[o];
-                float2 q = ca[o];
-                float x[3] = {p.x, p.y, p.z};
-                ag_effect e;
-                float taf;
-                if (!ag_tube_cell(&l, &tube, x, p.w, q.x, q.y, &e, &taf))
-                    continue;
-                gained += taf;
-                int slot = atomicAdd(&count[o], 1);
-                if (slot < cap)
-                    list[(size_t)slot * stride + o] = t;
-                else
-                    atomicMax(&faults->need, slot + 1);
-            }
-        }
-    tubes[t].taf += gained;
-}
-
-/* Alg. 6: a thread per entry over the tubes listed for its cell, added to the cell-cell effects.
- * The test is made again (and counted here): in another kernel nvcc may fuse other operations,
- * so a pair at the range's very edge may fall the other way. Each entry's count is cleared for
- * the next step once read (a memset less per step). */
-static __global__ void tube_gather_kernel(ag_laws l, const ag_pop *pop, int sorted,
-                                          const ag_tube *tubes, const float4 *pos,
-                                          const float2 *ca, const int *box_cells, int *count,
-                                          const int *list, int cap, int stride, ag_cell *cells,
-                                          unsigned long long *pairs)
+/* Tube-cell: a thread per entry over the tubes of its cell's box, added to the cell-cell
+ * effects; a tube's TAF of the step gained by atomics (cells share tubes; the interaction does
+ * not read it). */
+static __global__ void tube_cell_kernel(ag_laws l, ag_grid grid, const ag_pop *pop, int sorted,
+                                        ag_tube *tubes, const int *tube_start,
+                                        const int *tube_boxes, const float4 *pos,
+                                        const float2 *ca, const int *box_cells, ag_cell *cells,
+                                        unsigned long long *pairs)
 {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
-    int listed = 0;
-    if (k < pop->n && (listed = count[k]) > 0) {
-        count[k] = 0;
-        listed = min(listed, cap); /* an overflowing list: this run is run again */
-    }
     unsigned met = 0;
-    if (listed > 0) {
+    if (k < pop->n) {
         float4 p = pos[k];
         float2 q = ca[k];
         float x[3] = {p.x, p.y, p.z};
-        ag_cell *c = &cells[sorted ? box_cells[k] : k];
-        ag_cell sum;
-        copy_effects(&sum, c);
-        for (int s = 0; s < listed; s++) {
-            ag_effect e;
-            float taf;
-            if (ag_tube_cell(&l, &tubes[list[(size_t)s * stride + k]], x, p.w, q.x, q.y, &e,
-                             &taf)) {
-                ag_effect_add(&sum, &e);
-                met++;
+        int box = box_of(grid, x), first = tube_start[box], end = tube_start[box + 1];
+        if (first < end) {
+            ag_cell *c = &cells[sorted ? box_cells[k] : k];
+            ag_cell sum;
+            copy_effects(&sum, c);
+            for (int i = first; i < end; i++) {
+                int t = tube_boxes[i];
+                ag_effect e;
+                float taf;
+                if (ag_tube_cell(&l, &tubes[t], x, p.w, q.x, q.y, &e, &taf)) {
+                    ag_effect_add(&sum, &e);
+                    atomicAdd(&tubes[t].taf, taf);
+                    met++;
+                }
             }
+            copy_effects(c, &sum);
         }
-        copy_effects(c, &sum);
     }
     count_add(pairs, met);
 }
@@ -386,27 +359,22 @@ static int cell_lists(ag_gpu *g, const ag_launch *s)
 
 static int cell_cell(ag_gpu *g, const ag_launch *s)
 {
-    cell_cell_kernel<<<blocks_of(s->bound, AG_BLOCK), AG_BLOCK, 0, g->env->streams[0]>>>(
-        g->m->laws, g->grid, &g->d_pop[s->parity], g->sorted, g->d_pos, g->d_ca, g->d_box_start,
-        g->d_box_cells, g->d_cells[s->parity], &g->d_pairs[0]);
+    cell_cell_kernel<<<blocks_of((long long)s->bound << g->team_log2, AG_BLOCK), AG_BLOCK, 0,
+                       g->env->streams[0]>>>(g->m->laws, g->grid, &g->d_pop[s->parity],
+                                             g->sorted, g->team_log2, g->d_pos, g->d_ca,
+                                             g->d_box_start, g->d_box_cells,
+                                             g->d_cells[s->parity], &g->d_pairs[0]);
     SB_LAUNCHED("cell_cell_kernel");
     return 0;
 }
 
 static int tube_cell(ag_gpu *g, const ag_launch *s)
 {
-    const ag_model *m = g->m;
-    cudaStream_t st = g->env->streams[0];
-    tube_list_kernel<<<blocks_of(m->ntubes, AG_TUBE_BLOCK), AG_TUBE_BLOCK, 0, st>>>(
-        m->laws, g->grid, m->r_max, m->ntubes, g->sorted, g->d_tubes, g->d_pos, g->d_ca,
-        g->d_box_start, g->d_box_cells, g->tube_cap, m->max_cells, g->d_tube_count,
-        g->d_tube_list, g->d_faults);
-    SB_LAUNCHED("tube_list_kernel");
-    tube_gather_kernel<<<blocks_of(s->bound, AG_BLOCK), AG_BLOCK, 0, st>>>(
-        m->laws, &g->d_pop[s->parity], g->sorted, g->d_tubes, g->d_pos, g->d_ca, g->d_box_cells,
-        g->d_tube_count, g->d_tube_list, g->tube_cap, m->max_cells, g->d_cells[s->parity],
+    tube_cell_kernel<<<blocks_of(s->bound, AG_BLOCK), AG_BLOCK, 0, g->env->streams[0]>>>(
+        g->m->laws, g->grid, &g->d_pop[s->parity], g->sorted, g->d_tubes, g->d_tube_start,
+        g->d_tube_boxes, g->d_pos, g->d_ca, g->d_box_cells, g->d_cells[s->parity],
         &g->d_pairs[1]);
-    SB_LAUNCHED("tube_gather_kernel");
+    SB_LAUNCHED("tube_cell_kernel");
     return 0;
 }
 
@@ -504,23 +472,6 @@ static int drop_loop(ag_gpu *g)
     return 0;
 }
 
-/* A cell met more tubes than its list holds: lists of at least `need` slots (doubling). */
-static int grow_tube_lists(ag_gpu *g, int need)
-{
-    int cap = g->tube_cap;
-    while (cap < need)
-        cap *= 2;
-    if (drop_loop(g) != 0 || sb_dev_free(&g->env->mem, g->d_tube_list) != 0)
-        return -1;
-    g->d_tube_list = NULL;
-    int rc = sb_dev_alloc(&g->env->mem, g->env->devices[0], (void **)&g->d_tube_list,
-                          (size_t)cap * g->m->max_cells * sizeof(int), "tube lists");
-    if (rc != 0)
-        return rc;
-    g->tube_cap = cap;
-    return 0;
-}
-
 /* The cells step k's launches cover: the population at most doubles a step. */
 static int bound_at(const ag_model *m, long long k)
 {
@@ -537,7 +488,6 @@ static int simulate(ag_gpu *g, int timed_phases)
     const ag_model *m = g->m;
     sb_env *env = g->env;
     cudaStream_t st = env->streams[0];
-    size_t cap = (size_t)m->max_cells;
     if (sb_copy(&env->xfer, g->d_cells[0], g->d_init, (size_t)m->ncells * sizeof(ag_cell),
                 cudaMemcpyDeviceToDevice, st) != 0 ||
         sb_copy(&env->xfer, g->d_tubes, g->d_tubes0, (size_t)m->ntubes * sizeof(ag_tube),
@@ -549,8 +499,6 @@ static int simulate(ag_gpu *g, int timed_phases)
     SB_CUDA(cudaMemsetAsync(g->d_pairs, 0, 2 * sizeof *g->d_pairs, st));
     SB_CUDA(cudaMemsetAsync(g->d_faults, 0, sizeof *g->d_faults, st));
     SB_CUDA(cudaMemsetAsync(g->d_box_count, 0, ((size_t)g->nboxes + 1) * sizeof(int), st));
-    if (m->ntubes > 0)
-        SB_CUDA(cudaMemsetAsync(g->d_tube_count, 0, cap * sizeof(int), st));
     SB_CUDA(cudaEventRecord(g->loop[0], st));
     if (timed_phases) {
         sb_phases_clear(&g->phases);
@@ -597,15 +545,9 @@ extern "C" int ag_resident_run(void *state)
     sb_env *env = g->env;
     cudaStream_t st = env->streams[0];
     const ag_readback *back = g->h_back;
-    int rc;
-    for (;;) {
-        if ((rc = simulate(g, g->runs == 0)) != 0)
-            return rc;
-        if (back->faults.need <= g->tube_cap)
-            break;
-        if ((rc = grow_tube_lists(g, back->faults.need)) != 0)
-            return rc;
-    }
+    int rc = simulate(g, g->runs == 0);
+    if (rc != 0)
+        return rc;
     if (back->faults.overflowed)
         return sb_fail("step %lld: %d cells and %d divisions exceed max_cells=%d (raise "
                        "--param max_cells)",
@@ -635,6 +577,44 @@ static int dev_alloc(ag_gpu *g, void *ptr, size_t bytes, const char *what)
     return sb_dev_alloc(&g->env->mem, g->env->devices[0], (void **)ptr, bytes, what);
 }
 
+/* The tubes' box lists, built by the host's builder and uploaded once (tubes do not move). */
+static int upload_tube_boxes(ag_gpu *g)
+{
+    sb_env *env = g->env;
+    int *start = NULL, *list = NULL;
+    int rc = ag_tube_box_lists(g->m, &start, &list);
+    size_t entries = rc == 0 ? (size_t)start[g->nboxes] + 1 : 0;
+    if (rc == 0 &&
+        ((rc = dev_alloc(g, &g->d_tube_start, ((size_t)g->nboxes + 1) * sizeof(int),
+                         "tubes' box starts")) ||
+         (rc = dev_alloc(g, &g->d_tube_boxes, entries * sizeof(int), "tubes' box lists")) ||
+         (rc = sb_copy(&env->xfer, g->d_tube_start, start, ((size_t)g->nboxes + 1) * sizeof(int),
+                       cudaMemcpyHostToDevice, env->streams[0])) ||
+         (rc = sb_copy(&env->xfer, g->d_tube_boxes, list, entries * sizeof(int),
+                       cudaMemcpyHostToDevice, env->streams[0]))))
+        rc = -1;
+    cudaError_t e = rc == 0 ? cudaStreamSynchronize(env->streams[0]) : cudaSuccess;
+    free(start);
+    free(list);
+    SB_CUDA(e);
+    return rc;
+}
+
+/* Threads per cell in the cell-cell kernel: the widest team (up to a warp) with which the
+ * initial cells still fit in the GPU's resident threads, so a large population keeps one thread
+ * a cell and a small one spreads its walks over the SMs. */
+static int choose_team(ag_gpu *g)
+{
+    int sms, per_sm, dev = g->env->devices[0];
+    SB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    SB_CUDA(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+    long long resident = (long long)sms * per_sm, cells = g->m->ncells > 0 ? g->m->ncells : 1;
+    g->team_log2 = 0;
+    while (g->team_log2 < 5 && (cells << (g->team_log2 + 1)) <= resident)
+        g->team_log2++;
+    return 0;
+}
+
 extern "C" int ag_resident_setup(sb_env *env, const void *model, void **state, int sorted)
 {
     ag_gpu *g = (ag_gpu *)calloc(1, sizeof *g);
@@ -648,7 +628,6 @@ extern "C" int ag_resident_setup(sb_env *env, const void *model, void **state, i
     g->grid.edge = m->box_edge;
     g->grid.nbox = m->nbox;
     g->nboxes = m->nbox * m->nbox * m->nbox;
-    g->tube_cap = AG_TUBE_SLOTS;
     cudaStream_t st = env->streams[0];
     size_t cap = (size_t)m->max_cells, boxes = (size_t)g->nboxes + 1, tubes = (size_t)m->ntubes;
     SB_CUDA(cudaSetDevice(env->devices[0]));
@@ -689,17 +668,14 @@ extern "C" int ag_resident_setup(sb_env *env, const void *model, void **state, i
         (rc = dev_alloc(g, &g->d_pairs, 2 * sizeof(unsigned long long), "pair counters")) ||
         (rc = dev_alloc(g, &g->d_scratch, g->scratch_bytes, "CUB scratch")))
         return rc;
-    if (m->ntubes > 0 &&
-        ((rc = dev_alloc(g, &g->d_tube_count, cap * sizeof(int), "tube list lengths")) ||
-         (rc = dev_alloc(g, &g->d_tube_list, g->tube_cap * cap * sizeof(int), "tube lists"))))
-        return rc;
     if (sb_copy(&env->xfer, g->d_init, m->cells, (size_t)m->ncells * sizeof(ag_cell),
                 cudaMemcpyHostToDevice, st) != 0 ||
         sb_copy(&env->xfer, g->d_tubes0, m->tubes, tubes * sizeof(ag_tube),
-                cudaMemcpyHostToDevice, st) != 0)
+                cudaMemcpyHostToDevice, st) != 0 ||
+        (m->ntubes > 0 && upload_tube_boxes(g) != 0))
         return -1;
     SB_CUDA(cudaStreamSynchronize(st));
-    return 0;
+    return choose_team(g);
 }
 
 extern "C" int ag_resident_output(void *state, void *out)
