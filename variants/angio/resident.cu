@@ -72,6 +72,7 @@ typedef struct ag_gpu {
     const ag_model *m;
     int sorted; /* interaction inputs in box order (stage 8), else in id order */
     int team_log2; /* threads per cell in the cell-cell kernel: 1 to 32 (choose_team) */
+    unsigned cell_cell_blocks; /* the most its grid needs: as many as the GPU holds at once */
     ag_grid grid;
     int nboxes;
     /* the population at the end of the last run (host.c's ag_sim) */
@@ -178,34 +179,42 @@ static __device__ void team_sum(ag_cell *sum, int team)
 }
 
 /* Cell-cell: a team of 2^team_log2 lanes per entry k of the inputs over the 27 boxes around its
- * cell, skipping itself, as cpu-openmp.c; the lanes take each run's cells in turn and their sums
- * meet by shuffles. A lone thread's walk is a chain of dependent loads, so few cells get wide
- * teams. The sum is written, not added: this is where the step's effects are cleared. Boxes are
- * numbered x first, so a row of three boxes along x is one run of box_cells: the 27 boxes are 9
- * runs. Each pair is counted from both sides. */
+ * cell, skipping itself, as cpu-openmp.c. Boxes are numbered x first, so a row of three boxes
+ * along x is one run of box_cells: the 27 boxes are 9 runs. A lone thread's walk is a chain of
+ * dependent loads (row start, entry, partner), 9 runs long: a team splits the runs among its
+ * lanes (a team of 32 puts 3 lanes on each run, taking its cells in turn), so few cells get wide
+ * teams, and their sums meet by shuffles. One thread a cell sums in the runs' order. The sum is
+ * written, not added: this is where the step's effects are cleared. Each pair is counted from
+ * both sides. The grid strides over the entries (its size need not follow the population). */
 static __global__ void cell_cell_kernel(ag_laws l, ag_grid grid, const ag_pop *pop, int sorted,
                                         int team_log2, const float4 *pos, const float2 *ca,
                                         const int *box_start, const int *box_cells,
                                         ag_cell *cells, unsigned long long *pairs)
 {
-    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    int team = 1 << team_log2, lane = (int)(t & (team - 1));
-    int k = (int)(t >> team_log2);
-    int mine = k < pop->n;
+    int team = 1 << team_log2, lane = threadIdx.x & (team - 1);
+    int per_run = team >= 9 ? team / 9 : 1; /* lanes sharing a run */
+    int runs_at_once = team / per_run, first_run = lane / per_run, stripe = lane % per_run;
+    long long lanes = ((long long)pop->n << team_log2) + blockDim.x - 1;
+    lanes -= lanes % blockDim.x; /* whole blocks: every lane of a warp reaches the shuffles */
     unsigned met = 0;
-    ag_cell sum = {};
-    if (mine) {
-        float4 p = pos[k];
-        float2 q = ca[k];
-        float x[3] = {p.x, p.y, p.z};
-        int nb = grid.nbox, b[3];
-        for (int a = 0; a < 3; a++)
-            b[a] = ag_box_at(x[a], grid.edge, nb);
-        int x0 = max(b[0] - 1, 0), x1 = min(b[0] + 1, nb - 1);
-        for (int z = max(b[2] - 1, 0); z <= min(b[2] + 1, nb - 1); z++)
-            for (int y = max(b[1] - 1, 0); y <= min(b[1] + 1, nb - 1); y++) {
+    for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < lanes;
+         t += (long long)gridDim.x * blockDim.x) {
+        int k = (int)(t >> team_log2), mine = k < pop->n;
+        ag_cell sum = {};
+        if (mine) {
+            float4 p = pos[k];
+            float2 q = ca[k];
+            float x[3] = {p.x, p.y, p.z};
+            int nb = grid.nbox, b[3];
+            for (int a = 0; a < 3; a++)
+                b[a] = ag_box_at(x[a], grid.edge, nb);
+            int x0 = max(b[0] - 1, 0), x1 = min(b[0] + 1, nb - 1);
+            for (int r = first_run; r < 9; r += runs_at_once) {
+                int y = b[1] + r % 3 - 1, z = b[2] + r / 3 - 1;
+                if (y < 0 || y >= nb || z < 0 || z >= nb)
+                    continue;
                 int row = nb * (y + nb * z), end = box_start[row + x1 + 1];
-                for (int j = box_start[row + x0] + lane; j < end; j += team) {
+                for (int j = box_start[row + x0] + stripe; j < end; j += per_run) {
                     int o = sorted ? j : box_cells[j]; /* the partner's entry in the inputs */
                     if (o == k)
                         continue;
@@ -219,10 +228,11 @@ static __global__ void cell_cell_kernel(ag_laws l, ag_grid grid, const ag_pop *p
                     }
                 }
             }
+        }
+        team_sum(&sum, team);
+        if (mine && lane == 0)
+            copy_effects(&cells[sorted ? box_cells[k] : k], &sum);
     }
-    team_sum(&sum, team);
-    if (mine && lane == 0)
-        copy_effects(&cells[sorted ? box_cells[k] : k], &sum);
     count_add(pairs, met);
 }
 
@@ -359,7 +369,8 @@ static int cell_lists(ag_gpu *g, const ag_launch *s)
 
 static int cell_cell(ag_gpu *g, const ag_launch *s)
 {
-    cell_cell_kernel<<<blocks_of((long long)s->bound << g->team_log2, AG_BLOCK), AG_BLOCK, 0,
+    unsigned blocks = blocks_of((long long)s->bound << g->team_log2, AG_BLOCK);
+    cell_cell_kernel<<<blocks < g->cell_cell_blocks ? blocks : g->cell_cell_blocks, AG_BLOCK, 0,
                        g->env->streams[0]>>>(g->m->laws, g->grid, &g->d_pop[s->parity],
                                              g->sorted, g->team_log2, g->d_pos, g->d_ca,
                                              g->d_box_start, g->d_box_cells,
@@ -612,6 +623,10 @@ static int choose_team(ag_gpu *g)
     g->team_log2 = 0;
     while (g->team_log2 < 5 && (cells << (g->team_log2 + 1)) <= resident)
         g->team_log2++;
+    int per_sm_blocks;
+    SB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_blocks, cell_cell_kernel,
+                                                          AG_BLOCK, 0));
+    g->cell_cell_blocks = (unsigned)(sms * (per_sm_blocks > 0 ? per_sm_blocks : 1));
     return 0;
 }
 
