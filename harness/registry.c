@@ -8,12 +8,14 @@ extern const sb_workload sb_workload_procell;
 extern const sb_workload sb_workload_rdme;
 extern const sb_workload sb_workload_copies;
 extern const sb_workload sb_workload_angio;
+extern const sb_workload sb_workload_motility;
 
 static const sb_workload *const workloads[] = {
     &sb_workload_procell,
     &sb_workload_rdme,
     &sb_workload_copies,
     &sb_workload_angio,
+    &sb_workload_motility,
 };
 
 int sb_workload_count(void)

@@ -1,0 +1,298 @@
+/* Motility as the harness sees it: the parameters (every constant of the model by name, with the
+ * reason for its default), the initial state they build, the outputs and their comparison
+ * within the stated tolerance. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../harness/error.h"
+#include "../../harness/json.h"
+#include "../../harness/variant.h"
+#include "model.h"
+#include "table.h"
+
+/* Defaults: a 64^2 x 16^2 run (the paper's smallest grid) in which motors bind within the first
+ * outer steps (k_on A ~ 1 near the rings, A the binding capacity), walk a filament's length in
+ * ell / v = 4 time units and let go after about 1 / k_off = 2, so a good part of them is bound
+ * at any time; bound motors make the filaments glide at up to v_glide = 1 cell per time unit
+ * and the fluid move at a fraction of that (|F0| / (mu kappa^2) ~ 1), so that 10 outer steps of
+ * at most dt_max = 0.5 move the rings by cells, not by rounding. The inner-step bounds C = 0.4 and
+ * c = 0.2 keep an Euler step (hence RK2) positive and TVD: 2 C + c <= 1. */
+static const sb_param_decl params[] = {
+    {"outer", SB_PARAM_INT, "64", 8, 512, NULL,
+     "N_o: outer cells a side (periodic, h = 1; the paper: 64, 128, 256)"},
+    {"inner", SB_PARAM_INT, "16", 4, MM_MAX_INNER, NULL,
+     "N_i: orientations and arclength cells (the paper: 16, 32)"},
+    {"steps", SB_PARAM_INT, "10", 1, 1e6, NULL, "outer time steps"},
+    {"layers", SB_PARAM_INT, "8", 1, 64, NULL,
+     "N_z: fluid layers, each a screened 2-D Stokes solve (two inverse FFTs)"},
+    {"seed", SB_PARAM_INT, "1", 0, 4294967295.0, NULL, "random seed of init=random (32 bits)"},
+    {"init", SB_PARAM_CHOICE, "rings", 0, 0, "rings|random",
+     "initial Psi: a lattice of overlapping filament rings (paper fig. 6) or random"},
+    {"density", SB_PARAM_FLOAT, "0.1", 1e-6, 1e3, NULL,
+     "mean filaments per unit area (A ~ 4 pi density on average)"},
+    {"ring_radius", SB_PARAM_FLOAT, "6", 1, 256, NULL,
+     "init=rings: ring radius in cells (centres 1.5 radii apart)"},
+    {"motors", SB_PARAM_FLOAT, "1", 0, 1e6, NULL, "M_tot: motors per tail, uniform"},
+    {"ell", SB_PARAM_FLOAT, "4", 1, 8, NULL, "filament length (window W = ceil(ell/2 + r_c))"},
+    {"r_c", SB_PARAM_FLOAT, "1", 0.25, 2, NULL, "capture radius of a motor's stalk"},
+    {"v", SB_PARAM_FLOAT, "1", 1e-3, 1e3, NULL, "motor walking speed along a filament"},
+    {"k_on", SB_PARAM_FLOAT, "1", 0, 1e3, NULL, "binding rate of a free motor"},
+    {"k_off", SB_PARAM_FLOAT, "0.5", 0, 1e3, NULL, "unbinding rate of a bound motor"},
+    {"cfl", SB_PARAM_FLOAT, "0.4", 1e-6, 0.5, NULL,
+     "C: inner step <= C ds / v (with c: 2 C + c <= 1)"},
+    {"c", SB_PARAM_FLOAT, "0.2", 1e-6, 1, NULL,
+     "inner step <= c / (k_on A(r0) + k_off), A a tail's binding capacity"},
+    {"inner_dt", SB_PARAM_CHOICE, "local", 0, 0, "local|global",
+     "inner step per tail (local, the paper's 3.1) or the smallest for all (global, original)"},
+    {"integrator", SB_PARAM_CHOICE, "rk2", 0, 0, "rk2|ab2",
+     "inner integrator: RK2 / Heun (the paper's 3.1) or Adams-Bashforth 2 (original)"},
+    {"f0", SB_PARAM_FLOAT, "-1", -1e3, 1e3, NULL,
+     "F0: force per bound motor along p (negative: filaments and fluid pushed to -p, the way "
+     "they glide)"},
+    {"v_glide", SB_PARAM_FLOAT, "1", 0, 1e3, NULL,
+     "V: gliding speed of a filament where every motor is bound"},
+    {"d_t", SB_PARAM_FLOAT, "0.05", 0, 10, NULL, "translational diffusion of filaments"},
+    {"d_r", SB_PARAM_FLOAT, "0.05", 0, 10, NULL, "rotational diffusion of filaments"},
+    {"cfl_outer", SB_PARAM_FLOAT, "0.5", 1e-6, 1, NULL,
+     "outer step <= cfl_outer / the largest outflow rate of a Psi cell (<= 1 keeps Psi >= 0)"},
+    {"dt_max", SB_PARAM_FLOAT, "0.5", 1e-6, 100, NULL, "outer step cap"},
+    {"mu", SB_PARAM_FLOAT, "1", 1e-6, 1e6, NULL, "viscosity"},
+    {"kappa", SB_PARAM_FLOAT, "1", 1e-3, 1e3, NULL,
+     "screening of the filaments' layer 0; layer l: kappa / (l + 1)^2"},
+    {"stress", SB_PARAM_FLOAT, "0.1", -1e3, 1e3, NULL,
+     "coefficient of div(sum p p Psi dtheta) in the fluid's forcing"},
+    {"rtol", SB_PARAM_FLOAT, "1e-12", 0, 1, NULL,
+     "relative tolerance of fp64 stages against the reference (M_b, coarse, F, Psi, u)"},
+};
+
+static double num(const sb_params *p, const char *name)
+{
+    return sb_param_num(p, name);
+}
+
+static int is(const sb_params *p, const char *name, const char *value)
+{
+    return strcmp(sb_param_text(p, name), value) == 0;
+}
+
+static int load(const sb_params *p, void **out)
+{
+    mm_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return sb_fail("out of host memory");
+    m->laws = (mm_laws){.ell = num(p, "ell"),
+                        .r_c = num(p, "r_c"),
+                        .v = num(p, "v"),
+                        .k_on = num(p, "k_on"),
+                        .k_off = num(p, "k_off"),
+                        .cfl = num(p, "cfl"),
+                        .c = num(p, "c"),
+                        .f0 = num(p, "f0"),
+                        .v_glide = num(p, "v_glide"),
+                        .d_t = num(p, "d_t"),
+                        .d_r = num(p, "d_r"),
+                        .cfl_outer = num(p, "cfl_outer"),
+                        .dt_max = num(p, "dt_max"),
+                        .mu = num(p, "mu"),
+                        .kappa = num(p, "kappa"),
+                        .stress = num(p, "stress")};
+    m->n_outer = (int)num(p, "outer");
+    m->n_inner = (int)num(p, "inner");
+    m->layers = (int)num(p, "layers");
+    m->steps = (long long)num(p, "steps");
+    m->seed = (uint32_t)num(p, "seed");
+    m->global_dt = is(p, "inner_dt", "global");
+    m->ab2 = is(p, "integrator", "ab2");
+    m->rtol = num(p, "rtol");
+    const mm_laws *l = &m->laws;
+    int rc;
+    if (2 * l->cfl + l->c > 1)
+        rc = sb_fail("cfl=%g and c=%g: 2 cfl + c must be at most 1, or an inner step can turn "
+                     "M_b negative; lower cfl or c",
+                     l->cfl, l->c);
+    else
+        rc = mm_model_set_grid(m);
+    if (rc == 0)
+        rc = is(p, "init", "random")
+                 ? mm_build_random(m, num(p, "density"), num(p, "motors"))
+                 : mm_build_rings(m, num(p, "density"), num(p, "ring_radius"), num(p, "motors"));
+    if (rc != 0) {
+        mm_model_free(m);
+        free(m);
+        return -1;
+    }
+    *out = m;
+    return 0;
+}
+
+static void free_model(void *model)
+{
+    mm_model_free(model);
+    free(model);
+}
+
+static void output_free(void *out)
+{
+    mm_output *o = out;
+    free(o->m_b);
+    free(o->coarse);
+    free(o->m_f);
+    free(o->force);
+    free(o->psi);
+    free(o->u);
+    free(o);
+}
+
+static void *output_new(const void *model)
+{
+    const mm_model *m = model;
+    mm_output *o = calloc(1, sizeof *o);
+    if (!o)
+        return NULL;
+    o->cells = (size_t)m->n_outer * m->n_outer;
+    o->bound = o->cells * m->window * m->n_inner * m->n_inner;
+    o->psi_size = o->cells * m->n_inner;
+    o->m_b = malloc(o->bound * sizeof *o->m_b);
+    o->coarse = malloc(o->cells * sizeof *o->coarse);
+    o->m_f = malloc(o->cells * sizeof *o->m_f);
+    o->force = malloc(2 * o->cells * sizeof *o->force);
+    o->psi = malloc(o->psi_size * sizeof *o->psi);
+    o->u = malloc(2 * o->cells * sizeof *o->u);
+    if (!o->m_b || !o->coarse || !o->m_f || !o->force || !o->psi || !o->u) {
+        output_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+static void output_poison(void *out)
+{
+    mm_output *o = out;
+    memset(o->m_b, 0xa5, o->bound * sizeof *o->m_b);
+    memset(o->coarse, 0xa5, o->cells * sizeof *o->coarse);
+    memset(o->m_f, 0xa5, o->cells * sizeof *o->m_f);
+    memset(o->force, 0xa5, 2 * o->cells * sizeof *o->force);
+    memset(o->psi, 0xa5, o->psi_size * sizeof *o->psi);
+    memset(o->u, 0xa5, 2 * o->cells * sizeof *o->u);
+    o->t = NAN;
+    o->inner_steps = -1;
+}
+
+/* Entry by entry, |got - ref| <= rtol max(|ref|, the mean |ref| of the quantity): fp64 stages
+ * differ from the reference by the order of their sums (the force's, then what it moves), and an
+ * entry near zero (sparse M_b, a force that cancels) has no relative precision of its own. The
+ * first entry outside, with the largest relative difference seen, in why. */
+static int close_all(const char *name, const double *ref, const double *got, size_t n, double rtol,
+                     char *why, size_t cap)
+{
+    double mean = 0;
+    for (size_t e = 0; e < n; e++)
+        mean += fabs(ref[e]) / n;
+    for (size_t e = 0; e < n; e++) {
+        double floor = fmax(fabs(ref[e]), mean);
+        if (!(fabs(got[e] - ref[e]) <= rtol * floor)) {
+            snprintf(why, cap,
+                     "%s[%zu] = %.17g, reference %.17g (relative %.3g of %.3g, "
+                     "tolerance %g)",
+                     name, e, got[e], ref[e], fabs(got[e] - ref[e]) / floor, floor, rtol);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int output_equal(const void *model, const void *ref_, const void *got_, char *why,
+                        size_t cap)
+{
+    const mm_model *m = model;
+    const mm_output *ref = ref_, *got = got_;
+    if (got->inner_steps != ref->inner_steps || !(fabs(got->t - ref->t) <= m->rtol * ref->t)) {
+        snprintf(why, cap, "t = %.17g after %lld inner steps, reference t = %.17g after %lld",
+                 got->t, got->inner_steps, ref->t, ref->inner_steps);
+        return 0;
+    }
+    return close_all("M_b", ref->m_b, got->m_b, ref->bound, m->rtol, why, cap) &&
+           close_all("coarse", ref->coarse, got->coarse, ref->cells, m->rtol, why, cap) &&
+           close_all("M_f", ref->m_f, got->m_f, ref->cells, m->rtol, why, cap) &&
+           close_all("F", ref->force, got->force, 2 * ref->cells, m->rtol, why, cap) &&
+           close_all("Psi", ref->psi, got->psi, ref->psi_size, m->rtol, why, cap) &&
+           close_all("u", ref->u, got->u, 2 * ref->cells, m->rtol, why, cap);
+}
+
+/* Items: bound-motor configuration updates, an inner step of one tail counting its whole window
+ * (window x N_i^2, as a GPU block updates it; the CPU stages skip the lines that never meet the
+ * capture disc, whose motors stay zero). */
+static void figures(const void *model, const void *out, sb_figures *fig)
+{
+    const mm_model *m = model;
+    const mm_output *o = out;
+    double bound = 0, motors = 0, filaments = 0, fastest = 0;
+    for (size_t c = 0; c < o->cells; c++) {
+        bound += o->coarse[c];
+        motors += m->m_tot[c];
+        fastest = fmax(fastest, hypot(o->u[c], o->u[o->cells + c]));
+    }
+    for (size_t e = 0; e < o->psi_size; e++)
+        filaments += o->psi[e] * m->dtheta;
+    fig->items = (double)o->inner_steps * m->window * m->n_inner * m->n_inner;
+    fig->simulated_seconds = o->t; /* model time units */
+    fig->values[0] = motors > 0 ? bound / motors : 0;
+    fig->values[1] = (double)o->inner_steps / ((double)o->cells * m->steps);
+    fig->values[2] = fastest;
+    fig->values[3] = filaments;
+}
+
+static const char *const output_figures[] = {"bound_fraction", "inner_steps_per_tail", "max_speed",
+                                             "filaments", NULL};
+
+/* The phases of an outer step (the GPU stages will add their transfers). */
+static const char *const csv_phases[] = {"psi", "micro", "force", "fluid", NULL};
+
+/* --dump-output: a table of the outer cells (M_b is too large for a text dump). */
+static int write_cells(FILE *f, const void *model, const void *out)
+{
+    const mm_model *m = model;
+    const mm_output *o = out;
+    int n = m->n_outer;
+    fprintf(f, "# t %.17g, %lld inner steps\n", o->t, o->inner_steps);
+    fprintf(f, "# i j filaments coarse m_f fx fy ux uy\n");
+    for (size_t c = 0; c < o->cells; c++) {
+        double filaments = 0;
+        for (int k = 0; k < m->n_inner; k++)
+            filaments += o->psi[c * m->n_inner + k] * m->dtheta;
+        fprintf(f, "%d %d %.17g %.17g %.17g %.17g %.17g %.17g %.17g\n", (int)(c % n), (int)(c / n),
+                filaments, o->coarse[c], o->m_f[c], o->force[c], o->force[o->cells + c], o->u[c],
+                o->u[o->cells + c]);
+    }
+    return ferror(f) ? sb_fail("write error on the output dump") : 0;
+}
+
+static int output_write(const void *model, const void *out, const char *path)
+{
+    return sb_write_stream_atomic(path, write_cells, model, out);
+}
+
+const sb_workload sb_workload_motility = {
+    .name = "motility",
+    .summary = "micro-macro kinetic model of a gliding motility assay: bound-motor densities "
+               "per motor tail (fp64 CPU stages; the paper's GPU stages not yet built)",
+    .item_unit = "configuration updates",
+    .params = params,
+    .nparams = sizeof params / sizeof params[0],
+    .variants = mm_variants,
+    .nvariants = MM_NVARIANTS,
+    .reference = "cpu-reference",
+    .default_scenario = NULL,
+    .load = load,
+    .free_model = free_model,
+    .output_new = output_new,
+    .output_poison = output_poison,
+    .output_free = output_free,
+    .output_equal = output_equal,
+    .figures = figures,
+    .output_figures = output_figures,
+    .output_write = output_write,
+    .csv_phases = csv_phases,
+};
