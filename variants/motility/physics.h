@@ -1,7 +1,7 @@
 /* The laws of the motility model, shared by the CPU stages and (later) the kernels: nothing here
- * calls a host-only function. fp64; the mixed-precision stages instantiate the same arithmetic
- * in float. ../shared/spec/motility.md gives the scheme; the paper (micro-macro-motility,
- * algorithms 1-2) the method.
+ * calls a host-only function. fp64 (the mixed-precision stages to come will need float forms of
+ * the microscale laws). ../shared/spec/motility.md gives the scheme; the paper
+ * (micro-macro-motility, algorithms 1-2) the method.
  *
  * Microscale, one s-line (a tail r0, a centre x, an orientation theta): cells m = 0..n-1 of
  * width ds, motors walking at v > 0 towards s = +ell/2:

@@ -31,7 +31,7 @@ static const sb_param_decl params[] = {
     {"init", SB_PARAM_CHOICE, "rings", 0, 0, "rings|random",
      "initial Psi: a lattice of overlapping filament rings (paper fig. 6) or random"},
     {"density", SB_PARAM_FLOAT, "0.1", 1e-6, 1e3, NULL,
-     "mean filaments per unit area (A ~ 4 pi density on average)"},
+     "mean filaments per unit area (a tail's binding capacity A ~ density ell pi r_c^2)"},
     {"ring_radius", SB_PARAM_FLOAT, "6", 1, 256, NULL,
      "init=rings: ring radius in cells (centres 1.5 radii apart)"},
     {"motors", SB_PARAM_FLOAT, "1", 0, 1e6, NULL, "M_tot: motors per tail, uniform"},
@@ -183,7 +183,7 @@ static void output_poison(void *out)
 /* Entry by entry, |got - ref| <= rtol max(|ref|, the mean |ref| of the quantity): fp64 stages
  * differ from the reference by the order of their sums (the force's, then what it moves), and an
  * entry near zero (sparse M_b, a force that cancels) has no relative precision of its own. The
- * first entry outside, with the largest relative difference seen, in why. */
+ * first entry outside, and by how much, in why. */
 static int close_all(const char *name, const double *ref, const double *got, size_t n, double rtol,
                      char *why, size_t cap)
 {
@@ -194,8 +194,7 @@ static int close_all(const char *name, const double *ref, const double *got, siz
         double floor = fmax(fabs(ref[e]), mean);
         if (!(fabs(got[e] - ref[e]) <= rtol * floor)) {
             snprintf(why, cap,
-                     "%s[%zu] = %.17g, reference %.17g (relative %.3g of %.3g, "
-                     "tolerance %g)",
+                     "%s[%zu] = %.17g, reference %.17g (relative %.3g of %.3g, tolerance %g)",
                      name, e, got[e], ref[e], fabs(got[e] - ref[e]) / floor, floor, rtol);
             return 0;
         }
