@@ -7,6 +7,7 @@
 
 #include "../../cuda/check.h"
 #include "../../harness/error.h"
+#include "box-tubes.cuh"
 #include "coproc.h"
 #include "host.h"
 #include "physics.h"
@@ -226,22 +227,12 @@ __global__ void tube_search(ag_laws l, geom g, const float4 *pos, const float2 *
     load_cell(pos, ca, i, x, &r, &c, &a);
     int box = ag_box_at(x[0], g.edge, g.nbox) +
               g.nbox * (ag_box_at(x[1], g.edge, g.nbox) + g.nbox * ag_box_at(x[2], g.edge, g.nbox));
-    float4 f = make_float4(0, 0, 0, 0);
-    float2 e2 = make_float2(0, 0);
-    unsigned long long met = 0;
-    for (int k = tube_start[box]; k < tube_start[box + 1]; k++) {
-        int t = tube_boxes[k];
-        ag_effect e;
-        float taf;
-        if (ag_tube_cell(&l, &tubes[t], x, r, c, a, &e, &taf)) {
-            add_effect(&e, &f, &e2);
-            atomicAdd(&gain[t], taf);
-            met++;
-        }
-    }
-    eff[i] = f;
-    ex[i] = e2;
-    atomicAdd(pairs, met);
+    ag_cell sum = {};
+    unsigned met = ag_box_tubes(&l, tubes, tube_boxes, tube_start[box], tube_start[box + 1], x, r,
+                                c, a, &sum, gain, sizeof *gain);
+    eff[i] = make_float4(sum.f[0], sum.f[1], sum.f[2], sum.p);
+    ex[i] = make_float2(sum.dc, sum.da);
+    atomicAdd(pairs, (unsigned long long)met);
 }
 
 /* Alg. 5: a thread per tube over the cells of the boxes it reaches: the tube's own TAF, and the

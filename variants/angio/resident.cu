@@ -24,6 +24,7 @@
 #include "../../cuda/graphloop.h"
 #include "../../harness/error.h"
 #include "../../harness/stats.h"
+#include "box-tubes.cuh"
 #include "host.h"
 #include "physics.h"
 #include "resident.h"
@@ -256,16 +257,8 @@ static __global__ void tube_cell_kernel(ag_laws l, ag_grid grid, const ag_pop *p
             ag_cell *c = &cells[sorted ? box_cells[k] : k];
             ag_cell sum;
             copy_effects(&sum, c);
-            for (int i = first; i < end; i++) {
-                int t = tube_boxes[i];
-                ag_effect e;
-                float taf;
-                if (ag_tube_cell(&l, &tubes[t], x, p.w, q.x, q.y, &e, &taf)) {
-                    ag_effect_add(&sum, &e);
-                    atomicAdd(&tubes[t].taf, taf);
-                    met++;
-                }
-            }
+            met = ag_box_tubes(&l, tubes, tube_boxes, first, end, x, p.w, q.x, q.y, &sum,
+                               &tubes[0].taf, sizeof *tubes);
             copy_effects(c, &sum);
         }
     }
