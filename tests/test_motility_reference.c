@@ -94,7 +94,7 @@ static void scaling_rule(void **unused)
     const sb_params *p = motility_params("outer=12", "inner=8", "init=random", NULL);
     mm_model *m = motility_load(p);
     mm_sim s;
-    assert_int_equal(mm_sim_open(&s, m, 1, 0), 0);
+    assert_int_equal(mm_sim_open(&s, m, 1, 0, 1), 0);
     mm_sim_reset(&s);
     int r0 = 5 + 12 * 6, ni = m->n_inner;
     double *tail = s.m_b + (size_t)r0 * m->window * ni * ni;

@@ -26,7 +26,7 @@ static size_t band_size(const mm_sim *s)
     return 2 * (size_t)(2 * s->band_reach + 1) * s->m->n_outer;
 }
 
-int mm_sim_open(mm_sim *s, const mm_model *m, int threads, int banded)
+int mm_sim_open(mm_sim *s, const mm_model *m, int threads, int banded, int host_micro)
 {
     memset(s, 0, sizeof *s);
     s->m = m;
@@ -50,12 +50,13 @@ int mm_sim_open(mm_sim *s, const mm_model *m, int threads, int banded)
         return sb_fail("out of host memory for the outer fields of %d^2 x %d", m->n_outer,
                        m->n_inner);
     }
-    s->m_b = malloc(cells * tail_size(m) * sizeof *s->m_b);
-    if (m->ab2) {
+    if (host_micro)
+        s->m_b = malloc(cells * tail_size(m) * sizeof *s->m_b);
+    if (host_micro && m->ab2) {
         s->rate_prev = malloc(cells * tail_size(m) * sizeof *s->rate_prev);
         s->dt_prev = malloc(cells * sizeof *s->dt_prev);
     }
-    if (!s->m_b || (m->ab2 && (!s->rate_prev || !s->dt_prev))) {
+    if (host_micro && (!s->m_b || (m->ab2 && (!s->rate_prev || !s->dt_prev)))) {
         mm_sim_close(s);
         return sb_fail("out of host memory for M_b: %.2f GiB at outer=%d inner=%d%s (lower outer "
                        "or inner)",
@@ -93,8 +94,9 @@ void mm_sim_reset(mm_sim *s)
     const mm_model *m = s->m;
     size_t cells = cells_of(m);
     memcpy(s->psi, m->psi0, cells * m->n_inner * sizeof *s->psi);
-    memset(s->m_b, 0, cells * tail_size(m) * sizeof *s->m_b);
-    if (m->ab2) {
+    if (s->m_b)
+        memset(s->m_b, 0, cells * tail_size(m) * sizeof *s->m_b);
+    if (s->rate_prev) {
         memset(s->rate_prev, 0, cells * tail_size(m) * sizeof *s->rate_prev);
         memset(s->dt_prev, 0, cells * sizeof *s->dt_prev);
     }
@@ -456,12 +458,24 @@ static void extra_stress(mm_sim *s)
     }
 }
 
-void mm_sim_step(mm_sim *s, const sb_env *env, sb_phases *phases)
+double mm_macro_psi(mm_sim *s)
 {
-    double t0 = sb_phase_begin(env, "psi");
     bound_fraction(s);
     double dt = mm_outer_dt(s);
     transport(s, dt);
+    return dt;
+}
+
+void mm_macro_fluid(mm_sim *s)
+{
+    extra_stress(s);
+    mm_fluid_solve(&s->fluid, s->force, s->sigma);
+}
+
+void mm_sim_step(mm_sim *s, const sb_env *env, sb_phases *phases)
+{
+    double t0 = sb_phase_begin(env, "psi");
+    double dt = mm_macro_psi(s);
     sb_phase_end(phases, "psi", t0);
     t0 = sb_phase_begin(env, "micro");
     micro(s, dt);
@@ -470,8 +484,7 @@ void mm_sim_step(mm_sim *s, const sb_env *env, sb_phases *phases)
     mm_motor_force(s);
     sb_phase_end(phases, "force", t0);
     t0 = sb_phase_begin(env, "fluid");
-    extra_stress(s);
-    mm_fluid_solve(&s->fluid, s->force, s->sigma);
+    mm_macro_fluid(s);
     sb_phase_end(phases, "fluid", t0);
     s->t += dt;
 }
@@ -515,7 +528,7 @@ int mm_stage_open(sb_env *env, const void *model, int threads, int banded, void 
     mm_stage *st = calloc(1, sizeof *st);
     if (!st)
         return sb_fail("out of host memory");
-    if (mm_sim_open(&st->sim, model, threads, banded) != 0) {
+    if (mm_sim_open(&st->sim, model, threads, banded, 1) != 0) {
         free(st);
         return -1;
     }

@@ -32,10 +32,15 @@ typedef struct mm_sim {
     mm_fluid fluid;              /* u lives here (layer 0 drives Psi) */
 } mm_sim;
 
-int mm_sim_open(mm_sim *s, const mm_model *m, int threads, int banded);
+/* host_micro 0: a GPU stage's macroscale, whose M_b lives on the device (no host M_b). */
+int mm_sim_open(mm_sim *s, const mm_model *m, int threads, int banded, int host_micro);
 void mm_sim_close(mm_sim *s);
 /* Back to the model's initial state: Psi0, no motor bound, still fluid. */
 void mm_sim_reset(mm_sim *s);
+/* The macroscale's two halves around the microscale: the bound fraction from s->coarse, the
+ * outer step (returned) and Psi to t + dt; then the extra stress and the fluid from s->force. */
+double mm_macro_psi(mm_sim *s);
+void mm_macro_fluid(mm_sim *s);
 /* One outer step (algorithm 1), its parts timed as phases psi, micro, force, fluid. */
 void mm_sim_step(mm_sim *s, const sb_env *env, sb_phases *phases);
 

@@ -20,67 +20,13 @@
 
 #define MM_PI 3.14159265358979323846
 
-/* The Superbee-limited slope of cell m from its backward difference (M_m - M_{m-1}) and forward
- * difference (M_{m+1} - M_m): phi(r) * back with r = fwd / back and the spec's
- * phi(r) = max(0, min(2r, 1), min(r, 2)), written without the division (a flat or empty
- * neighbourhood, back = 0, gives 0, the limit of phi(r) back). Comparisons rather than fmin and
- * fmax: the inputs are never NaN, and the host compiler then keeps them inline. */
-SB_HD double mm_superbee_slope(double back, double fwd)
-{
-    if (back * fwd <= 0)
-        return 0;
-    double a = fabs(back), b = fabs(fwd);
-    double one = 2 * b < a ? 2 * b : a, two = b < 2 * a ? b : 2 * a;
-    double slope = one > two ? one : two;
-    return back > 0 ? slope : -slope;
-}
-
-/* The motors crossing the face after cell m per unit time (face m + 1/2, v > 0 so the upwind
- * cell is m). The face before `from` passes nothing; the last face (s = +ell/2) lets the last
- * cell's motors out at first order (no cell beyond to limit against). */
-SB_HD double mm_face_flux(const double *line, int m, int from, int n, double v)
-{
-    if (m < from)
-        return 0;
-    double here = line[m];
-    if (m == n - 1)
-        return v * here;
-    double back = m > from ? line[m - 1] : 0;
-    return v * (here + 0.5 * mm_superbee_slope(here - back, line[m + 1] - here));
-}
-
-/* dM/dt of one cell from its two faces' fluxes, unbinding and binding (`source` = k_on M_f in a
- * feasible cell, 0 elsewhere). */
-SB_HD double mm_rate(double flux_in, double flux_out, double mb, double ds, double k_off,
-                     double source)
-{
-    return -(flux_out - flux_in) / ds - k_off * mb + source;
-}
-
-/* Forward Euler: the first stage of RK2, and AB2's start. */
-SB_HD double mm_euler(double mb, double rate, double dt)
-{
-    return mb + dt * rate;
-}
-
-/* RK2 (Heun) in its strong-stability-preserving form: the mean of the start and a second Euler
- * step from the first stage, so the step keeps M_b >= 0 and adds no extrema whenever an Euler
- * step does (2 C + c <= 1, workload.c). */
-SB_HD double mm_heun(double mb, double stage, double stage_rate, double dt)
-{
-    return 0.5 * mb + 0.5 * (stage + dt * stage_rate);
-}
-
-/* Adams-Bashforth 2 with a variable step (the original algorithm's integrator; it keeps the
- * previous step's rate, the third time level of M_b). dt_prev = 0: no history yet, an Euler
- * step. */
-SB_HD double mm_ab2(double mb, double rate, double rate_prev, double dt, double dt_prev)
-{
-    if (dt_prev <= 0)
-        return mm_euler(mb, rate, dt);
-    double r = dt / dt_prev;
-    return mb + dt * ((1 + 0.5 * r) * rate - 0.5 * r * rate_prev);
-}
+/* The laws of one s-line (Superbee slope, face flux, rate, Euler, Heun, AB2) in fp64, the form
+ * every fp64 stage uses; the mixed-precision kernels include physics-micro.inc again in fp32. */
+#define MM_T double
+#define MM_FN(name) name
+#include "physics-micro.inc"
+#undef MM_T
+#undef MM_FN
 
 /* The largest stable inner step of one tail: the s-advection's CFL bound C ds / v, and the
  * binding/unbinding bound c / (k_on A + k_off). A, the tail's binding capacity, is the measure
