@@ -7,7 +7,7 @@
 extern "C" {
 #endif
 
-#define SB_MAX_PARAMS 32
+#define SB_MAX_PARAMS 48
 #define SB_PARAM_TEXT 1024
 
 typedef enum sb_param_type {

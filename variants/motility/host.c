@@ -491,7 +491,8 @@ void mm_sim_step(mm_sim *s, const sb_env *env, sb_phases *phases)
 
 void mm_sim_output(const mm_sim *s, mm_output *o)
 {
-    memcpy(o->m_b, s->m_b, o->bound * sizeof *o->m_b);
+    if (s->m_b) /* a GPU stage fills M_b itself */
+        memcpy(o->m_b, s->m_b, o->bound * sizeof *o->m_b);
     memcpy(o->coarse, s->coarse, o->cells * sizeof *o->coarse);
     memcpy(o->m_f, s->m_f, o->cells * sizeof *o->m_f);
     memcpy(o->force, s->force, 2 * o->cells * sizeof *o->force);
@@ -499,6 +500,7 @@ void mm_sim_output(const mm_sim *s, mm_output *o)
     memcpy(o->u, mm_fluid_layer(&s->fluid, 0), 2 * o->cells * sizeof *o->u);
     o->t = s->t;
     o->inner_steps = s->inner_steps;
+    o->mixed = 0;
 }
 
 /* ---- the CPU stages ---- */

@@ -65,6 +65,7 @@ typedef struct mm_model {
     int global_dt;   /* 1: one inner step for every r0, the smallest (the original rule) */
     int ab2;         /* 1: Adams-Bashforth 2 (the original integrator); 0: RK2 (Heun) */
     double rtol;     /* relative tolerance of fp64 stages against the reference */
+    double rtol_mixed_bound, rtol_mixed; /* mixed-precision stages: on M_b; on the rest */
     uint32_t seed;
     double ds, dtheta;
     double *cos_theta, *sin_theta; /* n_inner: p(theta_k) */
@@ -86,6 +87,7 @@ typedef struct mm_output {
     double *m_b, *coarse, *m_f, *force, *psi, *u; /* force and u: 2 planes (u: layer 0) */
     double t;                                     /* model time reached */
     long long inner_steps; /* inner steps summed over the tails and the outer steps */
+    int mixed;             /* M_b, M_f and the coarse sum computed in fp32 (mixed precision) */
 } mm_output;
 
 /* ---- model.c ---- */

@@ -1,9 +1,9 @@
 #include "table.h"
 
 #define PAPER "micro-macro-motility"
+#define GPU SB_NEEDS_GPU
+#define MGPU (SB_NEEDS_GPU | SB_NEEDS_MULTI_GPU)
 
-/* The GPU stages of ../shared/spec/motility.md (original, resident, optimized and its
- * ablations, multi-gpu, mpi, gpu-macro) are not built yet. */
 const sb_variant mm_variants[MM_NVARIANTS] = {
     {"cpu-reference", 0,
      "one thread, fp64: every tail's motors to t + dt in local inner steps (RK2, Superbee), "
@@ -13,4 +13,38 @@ const sb_variant mm_variants[MM_NVARIANTS] = {
      "every core: rows of tails, the macro loops and the fluid layers shared out; the force "
      "summed per row of tails",
      PAPER ", 3.1 (OpenMP for the macro parts)", 0, &mm_cpu_openmp_ops},
+    {"original", 1,
+     "the earlier hybrid: global inner step reduced on the host, AB2, fp64, M_b moved through "
+     "the GPU every outer step in pieces of what fits; macro on the host",
+     PAPER ", 3.1 (the algorithm of [2]), table 2", GPU, &mm_original_ops},
+    {"resident", 2,
+     "M_b resident on the GPU, one block per tail to t + dt in local inner steps (RK2); Psi in, "
+     "coarse, M_f and F out; fp64",
+     PAPER ", 3.1, alg. 2, fig. 3, table 2", GPU, &mm_resident_ops},
+    {"optimized", 3,
+     "mixed precision, fast math, launch bounds (128, 8), x along s, s innermost, unrolled "
+     "block sum, 8 x 16 blocks",
+     PAPER ", 3.2, table 3", GPU, &mm_optimized_ops},
+    {"optimized-fp64", 3, "optimized without mixed precision (fp64)", PAPER ", table 3", GPU,
+     &mm_optimized_fp64_ops},
+    {"optimized-no-fast-math", 3, "optimized without --use_fast_math", PAPER ", table 3", GPU,
+     &mm_optimized_no_fast_math_ops},
+    {"optimized-no-launch-bounds", 3, "optimized without __launch_bounds__", PAPER ", table 3",
+     GPU, &mm_optimized_no_launch_bounds_ops},
+    {"optimized-no-dimension-mapping", 3, "optimized with x along theta, y along s",
+     PAPER ", table 3", GPU, &mm_optimized_no_dimension_mapping_ops},
+    {"optimized-no-reorder", 3, "optimized with M_b stored theta innermost", PAPER ", table 3",
+     GPU, &mm_optimized_no_reorder_ops},
+    {"optimized-no-unroll", 3, "optimized with the block sum's tree run to one lane",
+     PAPER ", table 3", GPU, &mm_optimized_no_unroll_ops},
+    {"optimized-block-16x16", 3, "optimized with 16 x 16 blocks", PAPER ", table 3", GPU,
+     &mm_optimized_block_16x16_ops},
+    {"multi-gpu", 4,
+     "rows of tails over the GPUs of one machine: Psi to each, coarse and M_f gathered, F "
+     "summed on the host",
+     PAPER ", 3.3, table 4, fig. 5", MGPU, &mm_multi_gpu_ops},
+    {"mpi", 5,
+     "one process per GPU (mpirun -np N): MPI_Bcast of Psi, MPI_Gatherv of coarse and M_f, "
+     "MPI_Reduce of F, through the host",
+     PAPER ", 3.3, fig. 4, table 4, fig. 5", MGPU, &mm_mpi_ops},
 };

@@ -1,0 +1,669 @@
+/* The motility GPU engine (gpu.h says what an outer step does and what each switch changes).
+ * One slice per GPU: a run of whole rows of tails, with its own copy of the per-tail arrays (only
+ * its rows are written), Psi and the tables. Phases are timed on the host clock, the GPUs waited
+ * for at each phase's end: the outer step's data flow waits there anyway (the host's macro needs
+ * the coarse densities and the force), so the waits cost the step nothing it did not pay. */
+#include "gpu.h"
+
+#include <math.h>
+#include <mpi.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../cuda/check.h"
+#include "../../harness/error.h"
+#include "../../harness/lockstep.h"
+#include "host.h"
+#include "physics.h"
+
+const mm_kernel_config mm_kernel_restructured = {0, 0, 0, 0, 0, 0, 16, 16};
+const mm_kernel_config mm_kernel_optimized = {1, 1, 1, 1, 1, 1, 8, 16};
+
+/* Row slices (GPUs, or MPI processes) at most. */
+#define MM_MAX_PARTS 256
+
+typedef struct mm_slice {
+    int device;
+    cudaStream_t stream;
+    int first, end; /* tails */
+    int capacity;   /* tails its M_b holds: end - first, or a piece's (original) */
+    void *m_b, *rate_prev;
+    double *dt_prev, *psi, *m_tot, *m_f, *coarse, *force, *dt;
+    unsigned long long *inner_steps;
+    int *line_first, *line_end;
+    unsigned char *window_active;
+    double *cos_theta, *sin_theta, *s_mid;
+} mm_slice;
+
+typedef struct mm_gpu {
+    sb_env *env;
+    const mm_model *m;
+    mm_stage_config cfg;
+    size_t real, tail_entries, tail_bytes; /* a tail's M_b in the kernel's precision */
+    int levels;                            /* M_b, and AB2's previous rates */
+    int nslices;
+    mm_slice slice[SB_MAX_DEVICES];
+    sb_lockstep mpi; /* MM_MPI: this process's rank; slice[0] is its rows */
+    int row_first[MM_MAX_PARTS + 1]; /* rows of slice (or rank) i: [row_first[i], [i + 1]) */
+    mm_sim sim;      /* the host's macroscale */
+    unsigned char *window_active;
+    /* original: M_b (and AB2's rates and steps) live here, in the kernel's storage */
+    void *host_m_b, *host_rate;
+    double *host_dt_prev;
+    double *force_part; /* one GPU's F, added into the host's */
+    int reach;
+    sb_phases phases;
+} mm_gpu;
+
+/* ---- set-up ---- */
+
+static int check_algorithm(const mm_gpu *g)
+{
+    const mm_model *m = g->m;
+    if (g->cfg.residence == MM_PIECES && !(m->global_dt && m->ab2))
+        return sb_fail("original is the earlier algorithm, a global inner step and Adams-Bashforth "
+                       "2: run it with --param inner_dt=global --param integrator=ab2");
+    return 0;
+}
+
+/* Rows of tails per slice: as equal as whole rows allow. */
+static void split_rows(mm_gpu *g, int parts)
+{
+    int n = g->m->n_outer;
+    for (int i = 0; i <= parts; i++)
+        g->row_first[i] = (int)((long long)n * i / parts);
+}
+
+static int alloc(mm_gpu *g, mm_slice *s, void **p, size_t bytes, const char *what)
+{
+    return sb_dev_alloc(&g->env->mem, s->device, p, bytes, what);
+}
+
+static int upload(mm_gpu *g, mm_slice *s, void *to, const void *from, size_t bytes)
+{
+    SB_CUDA(cudaSetDevice(s->device));
+    if (sb_copy(&g->env->xfer, to, from, bytes, cudaMemcpyHostToDevice, s->stream) != 0)
+        return -1;
+    SB_CUDA(cudaStreamSynchronize(s->stream));
+    return 0;
+}
+
+/* How many tails' M_b fit on the slice's GPU beside `reserve` bytes: every tail (resident), or a
+ * piece (original). Refused before anything is launched when not even the stage's minimum fits:
+ * the paper's "X" cells. */
+static int fit_tails(mm_gpu *g, mm_slice *s, size_t reserve)
+{
+    const mm_model *m = g->m;
+    size_t free_bytes = 0, total = 0, per_tail = g->levels * g->tail_bytes;
+    int tails = s->end - s->first;
+    SB_CUDA(cudaSetDevice(s->device));
+    SB_CUDA(cudaMemGetInfo(&free_bytes, &total));
+    size_t room = free_bytes > reserve ? free_bytes - reserve : 0;
+    if (g->cfg.residence == MM_PIECES) {
+        long long asked = (long long)sb_param_num(g->env->params, "piece_tails");
+        long long fit = (long long)(room / per_tail);
+        s->capacity = (int)(asked > 0 && asked < fit ? asked : fit < tails ? fit : tails);
+        if (s->capacity >= 1)
+            return 0;
+    } else if ((size_t)tails * per_tail <= room) {
+        s->capacity = tails;
+        return 0;
+    }
+    char need[32], have[32];
+    sb_fail("M_b of %d tails at outer=%d inner=%d in fp%d (%d level%s) needs %s on GPU %d, which "
+            "has %s free: it does not fit (the paper's X); use more GPUs (multi-gpu) or the "
+            "original's pieces",
+            g->cfg.residence == MM_PIECES ? 1 : tails, m->n_outer, m->n_inner,
+            g->cfg.kernel.fp32 ? 32 : 64, g->levels, g->levels > 1 ? "s" : "",
+            sb_format_bytes((double)(g->cfg.residence == MM_PIECES ? 1 : tails) * per_tail + reserve,
+                            need, sizeof need),
+            s->device, sb_format_bytes((double)free_bytes, have, sizeof have));
+    return SB_REFUSED;
+}
+
+static int open_slice(mm_gpu *g, mm_slice *s)
+{
+    const mm_model *m = g->m;
+    size_t cells = (size_t)m->n_outer * m->n_outer, lines = (size_t)m->window * m->n_inner;
+    size_t small = (cells * m->n_inner + 5 * cells + 2 * lines + 3 * m->n_inner) * sizeof(double) +
+                   lines * 2 * sizeof(int) + (64u << 20);
+    int rc = fit_tails(g, s, small);
+    if (rc != 0)
+        return rc;
+    char what[160];
+    snprintf(what, sizeof what, "M_b of %d tails (fp%d)", s->capacity, g->cfg.kernel.fp32 ? 32 : 64);
+    if ((rc = alloc(g, s, &s->m_b, (size_t)s->capacity * g->tail_bytes, what)) != 0)
+        return rc;
+    if (m->ab2 && (rc = alloc(g, s, &s->rate_prev, (size_t)s->capacity * g->tail_bytes,
+                              "AB2's previous rates")) != 0)
+        return rc;
+    void **small_arrays[] = {(void **)&s->dt_prev, (void **)&s->m_tot, (void **)&s->m_f,
+                             (void **)&s->coarse, (void **)&s->dt};
+    size_t small_sizes[] = {cells, cells, cells, cells, 1};
+    for (int i = 0; i < 5; i++)
+        if ((rc = alloc(g, s, small_arrays[i], small_sizes[i] * sizeof(double), "per-tail arrays")) != 0)
+            return rc;
+    if ((rc = alloc(g, s, (void **)&s->psi, cells * m->n_inner * sizeof(double), "Psi")) != 0 ||
+        (rc = alloc(g, s, (void **)&s->force, 2 * cells * sizeof(double), "F")) != 0 ||
+        (rc = alloc(g, s, (void **)&s->inner_steps, sizeof *s->inner_steps, "step count")) != 0 ||
+        (rc = alloc(g, s, (void **)&s->line_first, lines * sizeof(int), "line table")) != 0 ||
+        (rc = alloc(g, s, (void **)&s->line_end, lines * sizeof(int), "line table")) != 0 ||
+        (rc = alloc(g, s, (void **)&s->window_active, (size_t)m->window, "window table")) != 0 ||
+        (rc = alloc(g, s, (void **)&s->cos_theta, m->n_inner * sizeof(double), "tables")) != 0 ||
+        (rc = alloc(g, s, (void **)&s->sin_theta, m->n_inner * sizeof(double), "tables")) != 0 ||
+        (rc = alloc(g, s, (void **)&s->s_mid, m->n_inner * sizeof(double), "tables")) != 0)
+        return rc;
+    if (upload(g, s, s->m_tot, m->m_tot, cells * sizeof(double)) != 0 ||
+        upload(g, s, s->line_first, m->line_first, lines * sizeof(int)) != 0 ||
+        upload(g, s, s->line_end, m->line_end, lines * sizeof(int)) != 0 ||
+        upload(g, s, s->window_active, g->window_active, (size_t)m->window) != 0 ||
+        upload(g, s, s->cos_theta, m->cos_theta, m->n_inner * sizeof(double)) != 0 ||
+        upload(g, s, s->sin_theta, m->sin_theta, m->n_inner * sizeof(double)) != 0 ||
+        upload(g, s, s->s_mid, m->s_mid, m->n_inner * sizeof(double)) != 0)
+        return -1;
+    return 0;
+}
+
+/* The slices: one per GPU in use, or this process's one under MPI. */
+static int open_slices(mm_gpu *g)
+{
+    sb_env *env = g->env;
+    int gpus = 1;
+    if (g->cfg.processes == MM_MPI) {
+        if (sb_lockstep_open(env, &g->mpi) != 0)
+            return -1;
+        if (g->mpi.size > g->m->n_outer || g->mpi.size > MM_MAX_PARTS)
+            return sb_fail("%d MPI processes for %d rows of tails: use at most %d", g->mpi.size,
+                           g->m->n_outer,
+                           g->m->n_outer < MM_MAX_PARTS ? g->m->n_outer : MM_MAX_PARTS);
+        split_rows(g, g->mpi.size);
+        g->nslices = 1;
+        int local = g->mpi.local_rank % env->ndevices;
+        g->slice[0].device = env->devices[local];
+        g->slice[0].stream = env->streams[local];
+        g->slice[0].first = g->row_first[g->mpi.rank] * g->m->n_outer;
+        g->slice[0].end = g->row_first[g->mpi.rank + 1] * g->m->n_outer;
+    } else {
+        if (g->cfg.multi_gpu) {
+            gpus = sb_param_is_set(env->params, "gpus") ? (int)sb_param_num(env->params, "gpus")
+                                                         : env->ndevices;
+            if (gpus > env->ndevices) {
+                sb_fail("gpus=%d: this machine has %d GPU%s", gpus, env->ndevices,
+                        env->ndevices == 1 ? "" : "s");
+                return SB_REFUSED;
+            }
+        }
+        /* slices=N > gpus: several slices a GPU, in turn (checks the split on fewer GPUs) */
+        int slices = g->cfg.multi_gpu && sb_param_is_set(env->params, "slices")
+                         ? (int)sb_param_num(env->params, "slices")
+                         : gpus;
+        if (slices < gpus || slices > g->m->n_outer)
+            return sb_fail("slices=%d: use %d to %d (at least a GPU's worth, at most a row each)",
+                           slices, gpus, g->m->n_outer);
+        split_rows(g, slices);
+        g->nslices = slices;
+        for (int i = 0; i < slices; i++) {
+            g->slice[i].device = env->devices[i % gpus];
+            g->slice[i].stream = env->streams[i % gpus];
+            g->slice[i].first = g->row_first[i] * g->m->n_outer;
+            g->slice[i].end = g->row_first[i + 1] * g->m->n_outer;
+        }
+    }
+    for (int i = 0; i < g->nslices; i++) {
+        int rc = open_slice(g, &g->slice[i]);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+int mm_gpu_setup(sb_env *env, const void *model, void **state, const mm_stage_config *config)
+{
+    mm_gpu *g = calloc(1, sizeof *g);
+    if (!g)
+        return sb_fail("out of host memory");
+    *state = g;
+    const mm_model *m = model;
+    g->env = env;
+    g->m = m;
+    g->cfg = *config;
+    g->real = config->kernel.fp32 ? sizeof(float) : sizeof(double);
+    g->tail_entries = (size_t)m->window * m->n_inner * m->n_inner;
+    g->tail_bytes = g->tail_entries * g->real;
+    g->levels = m->ab2 ? 2 : 1;
+    g->reach = m->half + (int)ceil(m->laws.ell / 2) + 1;
+    int rc = check_algorithm(g);
+    if (rc != 0)
+        return rc;
+    g->window_active = calloc((size_t)m->window, 1);
+    g->force_part = malloc(2 * (size_t)m->n_outer * m->n_outer * sizeof(double));
+    if (!g->window_active || !g->force_part)
+        return sb_fail("out of host memory");
+    for (int w = 0; w < m->window; w++)
+        for (int k = 0; k < m->n_inner; k++)
+            g->window_active[w] |= m->line_first[w * m->n_inner + k] != m->line_end[w * m->n_inner + k];
+    if ((rc = open_slices(g)) != 0)
+        return rc;
+    if (g->cfg.residence == MM_PIECES) {
+        size_t tails = (size_t)m->n_outer * m->n_outer;
+        g->host_m_b = malloc(tails * g->tail_bytes);
+        g->host_rate = malloc(tails * g->tail_bytes);
+        g->host_dt_prev = malloc(tails * sizeof(double));
+        if (!g->host_m_b || !g->host_rate || !g->host_dt_prev) {
+            char need[32];
+            sb_fail("out of host memory for the original's M_b and AB2 rates (%s)",
+                    sb_format_bytes(2.0 * tails * g->tail_bytes, need, sizeof need));
+            return SB_REFUSED;
+        }
+    }
+    /* the host's macro on every core, as the paper's OpenMP; cpu_threads when asked */
+    int threads = env->cpu_threads > 0 ? env->cpu_threads : omp_get_max_threads();
+    return mm_sim_open(&g->sim, m, threads, 0, 0);
+}
+
+void mm_gpu_teardown(void *state)
+{
+    mm_gpu *g = state;
+    if (!g)
+        return;
+    if (g->sim.m)
+        mm_sim_close(&g->sim);
+    sb_dev_free_all(&g->env->mem);
+    free(g->window_active);
+    free(g->force_part);
+    free(g->host_m_b);
+    free(g->host_rate);
+    free(g->host_dt_prev);
+    free(g);
+}
+
+/* ---- the outer step ---- */
+
+static int reset(mm_gpu *g)
+{
+    const mm_model *m = g->m;
+    size_t cells = (size_t)m->n_outer * m->n_outer;
+    mm_sim_reset(&g->sim);
+    for (int i = 0; i < g->nslices; i++) {
+        mm_slice *s = &g->slice[i];
+        SB_CUDA(cudaSetDevice(s->device));
+        if (g->cfg.residence == MM_RESIDENT) {
+            SB_CUDA(cudaMemsetAsync(s->m_b, 0, (size_t)s->capacity * g->tail_bytes, s->stream));
+            if (s->rate_prev)
+                SB_CUDA(cudaMemsetAsync(s->rate_prev, 0, (size_t)s->capacity * g->tail_bytes,
+                                        s->stream));
+        }
+        SB_CUDA(cudaMemsetAsync(s->dt_prev, 0, cells * sizeof(double), s->stream));
+        SB_CUDA(cudaMemsetAsync(s->coarse, 0, cells * sizeof(double), s->stream));
+        SB_CUDA(cudaMemsetAsync(s->inner_steps, 0, sizeof *s->inner_steps, s->stream));
+        SB_CUDA(cudaMemcpyAsync(s->m_f, s->m_tot, cells * sizeof(double),
+                                cudaMemcpyDeviceToDevice, s->stream));
+        SB_CUDA(cudaStreamSynchronize(s->stream));
+    }
+    if (g->cfg.residence == MM_PIECES) {
+        memset(g->host_m_b, 0, cells * g->tail_bytes);
+        memset(g->host_rate, 0, cells * g->tail_bytes);
+        memset(g->host_dt_prev, 0, cells * sizeof(double));
+    }
+    return 0;
+}
+
+static int wait_all(mm_gpu *g)
+{
+    for (int i = 0; i < g->nslices; i++) {
+        SB_CUDA(cudaSetDevice(g->slice[i].device));
+        SB_CUDA(cudaStreamSynchronize(g->slice[i].stream));
+    }
+    return 0;
+}
+
+static int is_lead(const mm_gpu *g)
+{
+    return g->cfg.processes != MM_MPI || g->mpi.rank == 0;
+}
+
+/* Psi and dt from the host (MPI: from rank 0) to every GPU. */
+static int send_psi(mm_gpu *g, double *dt)
+{
+    const mm_model *m = g->m;
+    size_t psi = (size_t)m->n_outer * m->n_outer * m->n_inner;
+    if (g->cfg.processes == MM_MPI) {
+        SB_MPI(MPI_Bcast(g->sim.psi, (int)psi, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+        SB_MPI(MPI_Bcast(dt, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    }
+    for (int i = 0; i < g->nslices; i++) {
+        mm_slice *s = &g->slice[i];
+        SB_CUDA(cudaSetDevice(s->device));
+        if (sb_copy(&g->env->xfer, s->psi, g->sim.psi, psi * sizeof(double),
+                    cudaMemcpyHostToDevice, s->stream) != 0 ||
+            sb_copy(&g->env->xfer, s->dt, dt, sizeof *dt, cudaMemcpyHostToDevice, s->stream) != 0)
+            return -1;
+    }
+    return wait_all(g);
+}
+
+/* The global rule's one limit for every tail: the smallest over all of them, reduced on the host
+ * (the original algorithm's synchronisation point). 0 under the local rule. */
+static double global_limit(mm_gpu *g)
+{
+    const mm_model *m = g->m;
+    if (!m->global_dt)
+        return 0;
+    double limit = INFINITY;
+    int tails = m->n_outer * m->n_outer;
+#pragma omp parallel for schedule(static) reduction(min : limit) num_threads(g->sim.threads)
+    for (int r0 = 0; r0 < tails; r0++)
+        limit = fmin(limit, mm_inner_limit(&m->laws, m->ds, mm_capacity(m, g->sim.psi, r0)));
+    return limit;
+}
+
+static mm_micro_args micro_args(const mm_gpu *g, const mm_slice *s, double limit)
+{
+    const mm_model *m = g->m;
+    mm_micro_args a = {s->m_b, s->rate_prev, s->dt_prev, s->psi, s->m_tot, s->m_f, s->coarse,
+                       s->dt, limit, s->inner_steps, s->line_first, s->line_end, s->window_active,
+                       s->first, s->end, m->n_outer, m->n_inner, m->half, m->side, m->window,
+                       m->ab2, m->ds, m->dtheta, m->laws};
+    return a;
+}
+
+static mm_force_args force_args(const mm_gpu *g, const mm_slice *s)
+{
+    const mm_model *m = g->m;
+    mm_force_args a = {s->m_b, s->psi, s->force, s->line_first, s->line_end, s->window_active,
+                       s->cos_theta, s->sin_theta, s->s_mid, s->first, s->end, m->n_outer,
+                       m->n_inner, m->half, m->side, m->window, g->reach,
+                       m->laws.f0 * m->dtheta * m->ds};
+    return a;
+}
+
+static int zero_force(mm_gpu *g)
+{
+    size_t bytes = 2 * (size_t)g->m->n_outer * g->m->n_outer * sizeof(double);
+    for (int i = 0; i < g->nslices; i++) {
+        SB_CUDA(cudaSetDevice(g->slice[i].device));
+        SB_CUDA(cudaMemsetAsync(g->slice[i].force, 0, bytes, g->slice[i].stream));
+    }
+    return 0;
+}
+
+/* Resident M_b: every GPU's tails in one launch each, then the force. */
+static int micro_and_force(mm_gpu *g, double limit)
+{
+    double t0 = sb_phase_begin(g->env, "micro");
+    for (int i = 0; i < g->nslices; i++) {
+        mm_slice *s = &g->slice[i];
+        mm_micro_args a = micro_args(g, s, limit);
+        SB_CUDA(cudaSetDevice(s->device));
+        if (mm_launch_micro(&g->cfg.kernel, &a, s->stream) != 0)
+            return -1;
+    }
+    if (wait_all(g) != 0)
+        return -1;
+    sb_phase_end(&g->phases, "micro", t0);
+    t0 = sb_phase_begin(g->env, "force");
+    if (zero_force(g) != 0)
+        return -1;
+    for (int i = 0; i < g->nslices; i++) {
+        mm_slice *s = &g->slice[i];
+        mm_force_args a = force_args(g, s);
+        SB_CUDA(cudaSetDevice(s->device));
+        if (mm_launch_force(&g->cfg.kernel, &a, s->stream) != 0)
+            return -1;
+    }
+    if (wait_all(g) != 0)
+        return -1;
+    sb_phase_end(&g->phases, "force", t0);
+    return 0;
+}
+
+/* The original: M_b (and AB2's rates and last steps) on the host, through the GPU a piece at a
+ * time: up, the micro kernel, the force of the piece, down. */
+static int micro_and_force_in_pieces(mm_gpu *g, double limit)
+{
+    mm_slice *s = &g->slice[0];
+    sb_transfers *x = &g->env->xfer;
+    SB_CUDA(cudaSetDevice(s->device));
+    if (zero_force(g) != 0)
+        return -1;
+    for (int first = 0; first < s->end; first += s->capacity) {
+        int end = first + s->capacity < s->end ? first + s->capacity : s->end;
+        size_t bytes = (size_t)(end - first) * g->tail_bytes, at = (size_t)first * g->tail_bytes;
+        double t0 = sb_phase_begin(g->env, "transfers");
+        if (sb_copy(x, s->m_b, (char *)g->host_m_b + at, bytes, cudaMemcpyHostToDevice,
+                    s->stream) != 0 ||
+            sb_copy(x, s->rate_prev, (char *)g->host_rate + at, bytes, cudaMemcpyHostToDevice,
+                    s->stream) != 0 ||
+            sb_copy(x, s->dt_prev + first, g->host_dt_prev + first,
+                    (size_t)(end - first) * sizeof(double), cudaMemcpyHostToDevice,
+                    s->stream) != 0)
+            return -1;
+        SB_CUDA(cudaStreamSynchronize(s->stream));
+        sb_phase_end(&g->phases, "transfers", t0);
+        mm_slice piece = *s;
+        piece.first = first;
+        piece.end = end;
+        t0 = sb_phase_begin(g->env, "micro");
+        mm_micro_args a = micro_args(g, &piece, limit);
+        if (mm_launch_micro(&g->cfg.kernel, &a, s->stream) != 0)
+            return -1;
+        SB_CUDA(cudaStreamSynchronize(s->stream));
+        sb_phase_end(&g->phases, "micro", t0);
+        t0 = sb_phase_begin(g->env, "force");
+        mm_force_args f = force_args(g, &piece);
+        if (mm_launch_force(&g->cfg.kernel, &f, s->stream) != 0)
+            return -1;
+        SB_CUDA(cudaStreamSynchronize(s->stream));
+        sb_phase_end(&g->phases, "force", t0);
+        t0 = sb_phase_begin(g->env, "transfers");
+        if (sb_copy(x, (char *)g->host_m_b + at, s->m_b, bytes, cudaMemcpyDeviceToHost,
+                    s->stream) != 0 ||
+            sb_copy(x, (char *)g->host_rate + at, s->rate_prev, bytes, cudaMemcpyDeviceToHost,
+                    s->stream) != 0 ||
+            sb_copy(x, g->host_dt_prev + first, s->dt_prev + first,
+                    (size_t)(end - first) * sizeof(double), cudaMemcpyDeviceToHost,
+                    s->stream) != 0)
+            return -1;
+        SB_CUDA(cudaStreamSynchronize(s->stream));
+        sb_phase_end(&g->phases, "transfers", t0);
+    }
+    return 0;
+}
+
+/* Coarse densities and M_f of each GPU's rows, and the sum of every GPU's F, to the host (MPI:
+ * gathered and reduced at rank 0). */
+static int collect(mm_gpu *g)
+{
+    const mm_model *m = g->m;
+    sb_transfers *x = &g->env->xfer;
+    size_t cells = (size_t)m->n_outer * m->n_outer;
+    for (int i = 0; i < g->nslices; i++) {
+        mm_slice *s = &g->slice[i];
+        size_t rows = (size_t)(s->end - s->first) * sizeof(double);
+        SB_CUDA(cudaSetDevice(s->device));
+        if (sb_copy(x, g->sim.coarse + s->first, s->coarse + s->first, rows,
+                    cudaMemcpyDeviceToHost, s->stream) != 0 ||
+            sb_copy(x, g->sim.m_f + s->first, s->m_f + s->first, rows, cudaMemcpyDeviceToHost,
+                    s->stream) != 0 ||
+            sb_copy(x, i == 0 ? g->sim.force : g->force_part, s->force, 2 * cells * sizeof(double),
+                    cudaMemcpyDeviceToHost, s->stream) != 0)
+            return -1;
+        SB_CUDA(cudaStreamSynchronize(s->stream));
+        if (i > 0)
+            for (size_t c = 0; c < 2 * cells; c++)
+                g->sim.force[c] += g->force_part[c];
+    }
+    if (g->cfg.processes != MM_MPI || g->mpi.size == 1)
+        return 0;
+    int counts[MM_MAX_PARTS], starts[MM_MAX_PARTS];
+    for (int r = 0; r < g->mpi.size; r++) {
+        starts[r] = g->row_first[r] * m->n_outer;
+        counts[r] = (g->row_first[r + 1] - g->row_first[r]) * m->n_outer;
+    }
+    int rank = g->mpi.rank, lead = rank == 0;
+    SB_MPI(MPI_Gatherv(lead ? MPI_IN_PLACE : g->sim.coarse + starts[rank], counts[rank], MPI_DOUBLE,
+                       g->sim.coarse, counts, starts, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    SB_MPI(MPI_Gatherv(lead ? MPI_IN_PLACE : g->sim.m_f + starts[rank], counts[rank], MPI_DOUBLE,
+                       g->sim.m_f, counts, starts, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    SB_MPI(MPI_Reduce(lead ? MPI_IN_PLACE : g->sim.force, g->sim.force, (int)(2 * cells),
+                      MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
+    return 0;
+}
+
+static int step(mm_gpu *g)
+{
+    double dt = 0, t0;
+    if (is_lead(g)) {
+        t0 = sb_phase_begin(g->env, "psi");
+        dt = mm_macro_psi(&g->sim);
+        sb_phase_end(&g->phases, "psi", t0);
+    }
+    t0 = sb_phase_begin(g->env, "transfers");
+    if (send_psi(g, &dt) != 0)
+        return -1;
+    sb_phase_end(&g->phases, "transfers", t0);
+    t0 = sb_phase_begin(g->env, "micro");
+    double limit = global_limit(g);
+    sb_phase_end(&g->phases, "micro", t0);
+    if ((g->cfg.residence == MM_PIECES ? micro_and_force_in_pieces(g, limit)
+                                       : micro_and_force(g, limit)) != 0)
+        return -1;
+    t0 = sb_phase_begin(g->env, "transfers");
+    if (collect(g) != 0)
+        return -1;
+    sb_phase_end(&g->phases, "transfers", t0);
+    if (is_lead(g)) {
+        t0 = sb_phase_begin(g->env, "fluid");
+        mm_macro_fluid(&g->sim);
+        sb_phase_end(&g->phases, "fluid", t0);
+    }
+    g->sim.t += dt;
+    return 0;
+}
+
+int mm_gpu_run(void *state)
+{
+    mm_gpu *g = state;
+    sb_phases_clear(&g->phases);
+    if (reset(g) != 0)
+        return -1;
+    for (long long k = 0; k < g->m->steps; k++)
+        if (step(g) != 0)
+            return -1;
+    return 0;
+}
+
+/* ---- output ---- */
+
+void mm_bound_to_model(const mm_model *m, const mm_kernel_config *k, const void *from, double *to,
+                       size_t tails)
+{
+    size_t ni = (size_t)m->n_inner, tile = ni * ni, tiles = tails * m->window;
+    for (size_t t = 0; t < tiles; t++)
+        for (size_t a = 0; a < ni; a++)
+            for (size_t b = 0; b < ni; b++) {
+                /* a walks the storage's outer index of the tile, b its inner one */
+                size_t src = t * tile + a * ni + b, dst = t * tile + (k->s_inner ? a * ni + b : b * ni + a);
+                to[dst] = k->fp32 ? ((const float *)from)[src] : ((const double *)from)[src];
+            }
+}
+
+void mm_bound_from_model(const mm_model *m, const mm_kernel_config *k, const double *from,
+                         void *to, size_t tails)
+{
+    size_t ni = (size_t)m->n_inner, tile = ni * ni, tiles = tails * m->window;
+    for (size_t t = 0; t < tiles; t++)
+        for (size_t a = 0; a < ni; a++)
+            for (size_t b = 0; b < ni; b++) {
+                size_t dst = t * tile + a * ni + b, src = t * tile + (k->s_inner ? a * ni + b : b * ni + a);
+                if (k->fp32)
+                    ((float *)to)[dst] = (float)from[src];
+                else
+                    ((double *)to)[dst] = from[src];
+            }
+}
+
+/* Every GPU's M_b into the model's order and precision, a chunk of tails at a time. */
+static int fetch_bound(mm_gpu *g, double *out)
+{
+    enum { CHUNK = 1024 };
+    if (g->cfg.residence == MM_PIECES) {
+        mm_bound_to_model(g->m, &g->cfg.kernel, g->host_m_b, out,
+                          (size_t)g->m->n_outer * g->m->n_outer);
+        return 0;
+    }
+    void *stage = malloc(CHUNK * g->tail_bytes);
+    if (!stage)
+        return sb_fail("out of host memory");
+    for (int i = 0; i < g->nslices; i++) {
+        mm_slice *s = &g->slice[i];
+        SB_CUDA(cudaSetDevice(s->device));
+        for (int first = s->first; first < s->end; first += CHUNK) {
+            int n = s->end - first < CHUNK ? s->end - first : CHUNK;
+            cudaError_t err = cudaMemcpy(stage, (char *)s->m_b + (size_t)(first - s->first) * g->tail_bytes,
+                                         (size_t)n * g->tail_bytes, cudaMemcpyDeviceToHost);
+            if (err != cudaSuccess) {
+                free(stage);
+                return sb_fail("copying M_b back from GPU %d: %s", s->device,
+                               cudaGetErrorString(err));
+            }
+            mm_bound_to_model(g->m, &g->cfg.kernel, stage, out + (size_t)first * g->tail_entries, n);
+        }
+    }
+    free(stage);
+    return 0;
+}
+
+/* MPI: every process ends with the whole output (the harness validates it on each): M_b's rows
+ * from their processes, the macro's fields from rank 0. */
+static int share_output(mm_gpu *g, mm_output *o)
+{
+    MPI_Datatype tail;
+    int counts[MM_MAX_PARTS], starts[MM_MAX_PARTS];
+    for (int r = 0; r < g->mpi.size; r++) {
+        starts[r] = g->row_first[r] * g->m->n_outer;
+        counts[r] = (g->row_first[r + 1] - g->row_first[r]) * g->m->n_outer;
+    }
+    SB_MPI(MPI_Type_contiguous((int)g->tail_entries, MPI_DOUBLE, &tail));
+    SB_MPI(MPI_Type_commit(&tail));
+    int rc = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, o->m_b, counts, starts, tail,
+                            MPI_COMM_WORLD);
+    MPI_Type_free(&tail);
+    SB_MPI(rc);
+    SB_MPI(MPI_Bcast(o->coarse, (int)o->cells, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    SB_MPI(MPI_Bcast(o->m_f, (int)o->cells, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    SB_MPI(MPI_Bcast(o->force, (int)(2 * o->cells), MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    SB_MPI(MPI_Bcast(o->psi, (int)o->psi_size, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    SB_MPI(MPI_Bcast(o->u, (int)(2 * o->cells), MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    SB_MPI(MPI_Bcast(&o->t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    SB_MPI(MPI_Allreduce(MPI_IN_PLACE, &o->inner_steps, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+    return 0;
+}
+
+int mm_gpu_output(void *state, void *out)
+{
+    mm_gpu *g = state;
+    mm_output *o = out;
+    mm_sim_output(&g->sim, o); /* the macro's fields and t; M_b and the steps below */
+    if (fetch_bound(g, o->m_b) != 0)
+        return -1;
+    o->inner_steps = 0;
+    for (int i = 0; i < g->nslices; i++) {
+        unsigned long long steps = 0;
+        SB_CUDA(cudaSetDevice(g->slice[i].device));
+        SB_CUDA(cudaMemcpy(&steps, g->slice[i].inner_steps, sizeof steps, cudaMemcpyDeviceToHost));
+        o->inner_steps += (long long)steps;
+    }
+    o->mixed = g->cfg.kernel.fp32;
+    if (g->cfg.processes == MM_MPI && g->mpi.size > 1)
+        return share_output(g, o);
+    return 0;
+}
+
+void mm_gpu_report(void *state, sb_report *r)
+{
+    mm_gpu *g = state;
+    r->phases = g->phases;
+}

@@ -1,0 +1,13 @@
+/* Table 3: `optimized` in fp64 throughout (no mixed precision). */
+#include "gpu.h"
+#include "table.h"
+
+static int setup(sb_env *env, const void *model, void **state)
+{
+    mm_stage_config c = {mm_kernel_optimized, MM_RESIDENT, 0, MM_ONE_PROCESS, 0};
+    c.kernel.fp32 = 0;
+    return mm_gpu_setup(env, model, state, &c);
+}
+
+const sb_variant_ops mm_optimized_fp64_ops = {setup, mm_gpu_run, mm_gpu_output, mm_gpu_teardown,
+                                    mm_gpu_report};
