@@ -105,6 +105,13 @@ double mm_bound_bytes(const mm_model *m);
 int mm_build_rings(mm_model *m, double density, double ring_radius, double motors);
 int mm_build_random(mm_model *m, double density, double motors);
 
+/* ---- state.c: a saved state (STATE-FORMAT.md), so users can benchmark their own Psi ---- */
+/* The grid, psi0 and m_tot from the file, the grid's tables set for m's laws (mm_model_set_grid);
+ * m holds no grid yet, and on failure holds none again. */
+int mm_state_read(mm_model *m, const char *path);
+/* Writes m's grid, psi0 and m_tot, replacing the file atomically. */
+int mm_state_write(const mm_model *m, const char *path);
+
 #ifdef __cplusplus
 }
 #endif

@@ -28,8 +28,12 @@ static const sb_param_decl params[] = {
     {"layers", SB_PARAM_INT, "8", 1, 64, NULL,
      "N_z: fluid layers, each a screened 2-D Stokes solve (two inverse FFTs)"},
     {"seed", SB_PARAM_INT, "1", 0, 4294967295.0, NULL, "random seed of init=random (32 bits)"},
-    {"init", SB_PARAM_CHOICE, "rings", 0, 0, "rings|random",
-     "initial Psi: a lattice of overlapping filament rings (paper fig. 6) or random"},
+    {"init", SB_PARAM_CHOICE, "rings", 0, 0, "rings|random|file",
+     "initial Psi: a lattice of overlapping filament rings (paper fig. 6), random, or a saved "
+     "state"},
+    {"state", SB_PARAM_PATH, NULL, 0, 0, NULL,
+     "saved state for init=file: the grid, Psi and M_tot (format: "
+     "variants/motility/STATE-FORMAT.md)"},
     {"density", SB_PARAM_FLOAT, "0.1", 1e-6, 1e3, NULL,
      "mean filaments per unit area (a tail's binding capacity A ~ density ell pi r_c^2)"},
     {"ring_radius", SB_PARAM_FLOAT, "6", 1, 256, NULL,
@@ -89,6 +93,37 @@ static int is(const sb_params *p, const char *name, const char *value)
     return strcmp(sb_param_text(p, name), value) == 0;
 }
 
+/* Whether the user gave the parameter (not only its default). */
+static int user_gave(const sb_params *p, const char *name)
+{
+    for (int i = 0; i < p->n; i++)
+        if (strcmp(p->decls[i].name, name) == 0)
+            return p->v[i].given;
+    return 0;
+}
+
+/* init=file: the grid, Psi and M_tot from the saved state. The file gives the grid; an outer or
+ * inner the user gave as well must agree with it, or the run's name (its given parameters) would
+ * describe another grid. */
+static int load_state(const sb_params *p, mm_model *m)
+{
+    if (!sb_param_is_set(p, "state"))
+        return sb_fail("init=file needs --param state=FILE (format: "
+                       "variants/motility/STATE-FORMAT.md)");
+    const char *path = sb_param_text(p, "state");
+    if (mm_state_read(m, path) != 0)
+        return -1;
+    const char *const grid[2] = {"outer", "inner"};
+    const int from_file[2] = {m->n_outer, m->n_inner};
+    for (int g = 0; g < 2; g++)
+        if (user_gave(p, grid[g]) && (int)num(p, grid[g]) != from_file[g])
+            return sb_fail("%s=%d but the state file %s gives '%s %d'; drop the parameter (the "
+                           "file sets the grid) or give %s=%d",
+                           grid[g], (int)num(p, grid[g]), path, grid[g], from_file[g], grid[g],
+                           from_file[g]);
+    return 0;
+}
+
 static int load(const sb_params *p, void **out)
 {
     mm_model *m = calloc(1, sizeof *m);
@@ -126,12 +161,16 @@ static int load(const sb_params *p, void **out)
         rc = sb_fail("cfl=%g and c=%g: 2 cfl + c must be at most 1, or an inner step can turn "
                      "M_b negative; lower cfl or c",
                      l->cfl, l->c);
-    else
+    else if (is(p, "init", "file"))
+        rc = load_state(p, m);
+    else {
         rc = mm_model_set_grid(m);
-    if (rc == 0)
-        rc = is(p, "init", "random")
-                 ? mm_build_random(m, num(p, "density"), num(p, "motors"))
-                 : mm_build_rings(m, num(p, "density"), num(p, "ring_radius"), num(p, "motors"));
+        if (rc == 0)
+            rc = is(p, "init", "random")
+                     ? mm_build_random(m, num(p, "density"), num(p, "motors"))
+                     : mm_build_rings(m, num(p, "density"), num(p, "ring_radius"),
+                                      num(p, "motors"));
+    }
     if (rc != 0) {
         mm_model_free(m);
         free(m);
