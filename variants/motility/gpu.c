@@ -54,6 +54,7 @@ typedef struct mm_gpu {
     double *host_dt_prev;
     double *force_part; /* one GPU's F, added into the host's */
     int reach;
+    size_t active; /* entries of a tail's M_b an inner step touches (feasible runs and after) */
     sb_phases phases;
 } mm_gpu;
 
@@ -242,8 +243,13 @@ int mm_gpu_setup(sb_env *env, const void *model, void **state, const mm_stage_co
     if (!g->window_active || !g->force_part)
         return sb_fail("out of host memory");
     for (int w = 0; w < m->window; w++)
-        for (int k = 0; k < m->n_inner; k++)
-            g->window_active[w] |= m->line_first[w * m->n_inner + k] != m->line_end[w * m->n_inner + k];
+        for (int k = 0; k < m->n_inner; k++) {
+            int line = w * m->n_inner + k;
+            if (m->line_first[line] == m->line_end[line])
+                continue;
+            g->window_active[w] = 1;
+            g->active += (size_t)(m->n_inner - m->line_first[line]);
+        }
     if ((rc = open_slices(g)) != 0)
         return rc;
     if (g->cfg.residence == MM_PIECES) {
@@ -662,8 +668,24 @@ int mm_gpu_output(void *state, void *out)
     return 0;
 }
 
+/* Bytes the kernels must move by their own count: each inner step reads and writes a tail's
+ * touched entries of M_b (AB2: and its previous rates), the force reads them once a step. */
 void mm_gpu_report(void *state, sb_report *r)
 {
     mm_gpu *g = state;
     r->phases = g->phases;
+    unsigned long long inner = 0;
+    for (int i = 0; i < g->nslices; i++) {
+        unsigned long long steps = 0;
+        if (cudaSetDevice(g->slice[i].device) != cudaSuccess ||
+            cudaMemcpy(&steps, g->slice[i].inner_steps, sizeof steps, cudaMemcpyDeviceToHost) !=
+                cudaSuccess)
+            return;
+        inner += steps;
+    }
+    double tails = g->cfg.processes == MM_MPI
+                       ? (double)(g->slice[0].end - g->slice[0].first)
+                       : (double)g->m->n_outer * g->m->n_outer;
+    r->bytes_moved = (double)g->active * g->real *
+                     ((double)inner * (g->m->ab2 ? 4 : 2) + (double)g->m->steps * tails);
 }
