@@ -16,6 +16,7 @@
 #include "../../harness/error.h"
 #include "../../harness/lockstep.h"
 #include "host.h"
+#include "macro.h"
 #include "physics.h"
 
 const mm_kernel_config mm_kernel_restructured = {0, 0, 0, 0, 0, 0, 16, 16};
@@ -55,6 +56,10 @@ typedef struct mm_gpu {
     double *force_part; /* one GPU's F, added into the host's */
     int reach;
     size_t active; /* entries of a tail's M_b an inner step touches (feasible runs and after) */
+    /* gpu-macro: the macroscale on the GPU, and each outer step's dt kept there */
+    mm_dmacro macro;
+    double *d_steps_dt, *h_steps_dt;
+    int runs;
     sb_phases phases;
 } mm_gpu;
 
@@ -66,6 +71,9 @@ static int check_algorithm(const mm_gpu *g)
     if (g->cfg.residence == MM_PIECES && !(m->global_dt && m->ab2))
         return sb_fail("original is the earlier algorithm, a global inner step and Adams-Bashforth "
                        "2: run it with --param inner_dt=global --param integrator=ab2");
+    if (g->cfg.gpu_macro && m->global_dt)
+        return sb_fail("gpu-macro takes local inner steps (a global one is a reduction on the "
+                       "host each outer step, the round trip it removes): drop inner_dt=global");
     return 0;
 }
 
@@ -264,6 +272,18 @@ int mm_gpu_setup(sb_env *env, const void *model, void **state, const mm_stage_co
             return SB_REFUSED;
         }
     }
+    if (g->cfg.gpu_macro) {
+        mm_slice *s = &g->slice[0];
+        if ((rc = mm_dmacro_open(&g->macro, env, m, s->device, s->stream)) != 0 ||
+            (rc = alloc(g, s, (void **)&g->d_steps_dt, (size_t)m->steps * sizeof(double),
+                        "each outer step's dt")) != 0)
+            return rc;
+        g->h_steps_dt = malloc((size_t)m->steps * sizeof(double));
+        if (!g->h_steps_dt)
+            return sb_fail("out of host memory");
+        s->psi = g->macro.psi; /* the kernels read the macro's Psi where it lives */
+        return 0;
+    }
     /* the host's macro on every core, as the paper's OpenMP; cpu_threads when asked */
     int threads = env->cpu_threads > 0 ? env->cpu_threads : omp_get_max_threads();
     return mm_sim_open(&g->sim, m, threads, 0, 0);
@@ -276,7 +296,10 @@ void mm_gpu_teardown(void *state)
         return;
     if (g->sim.m)
         mm_sim_close(&g->sim);
+    if (g->macro.m)
+        mm_dmacro_close(&g->macro);
     sb_dev_free_all(&g->env->mem);
+    free(g->h_steps_dt);
     free(g->window_active);
     free(g->force_part);
     free(g->host_m_b);
@@ -291,7 +314,11 @@ static int reset(mm_gpu *g)
 {
     const mm_model *m = g->m;
     size_t cells = (size_t)m->n_outer * m->n_outer;
-    mm_sim_reset(&g->sim);
+    if (g->cfg.gpu_macro) {
+        if (mm_dmacro_reset(&g->macro) != 0)
+            return -1;
+    } else
+        mm_sim_reset(&g->sim);
     for (int i = 0; i < g->nslices; i++) {
         mm_slice *s = &g->slice[i];
         SB_CUDA(cudaSetDevice(s->device));
@@ -549,15 +576,54 @@ static int step(mm_gpu *g)
     return 0;
 }
 
+/* gpu-macro: one stream, no host in the loop. Only the first (validation) run waits at each
+ * phase's end to time it; later runs queue every step and wait once, at the end. */
+static int phase_end(mm_gpu *g, const char *name, double started, int timed)
+{
+    if (!timed)
+        return 0;
+    SB_CUDA(cudaStreamSynchronize(g->slice[0].stream));
+    sb_phase_end(&g->phases, name, started);
+    return 0;
+}
+
+static int step_on_gpu(mm_gpu *g, long long k, int timed)
+{
+    mm_slice *s = &g->slice[0];
+    double t0 = sb_phase_begin(g->env, "psi");
+    if (mm_dmacro_psi(&g->macro, s->coarse, s->dt) != 0 ||
+        sb_copy(&g->env->xfer, g->d_steps_dt + k, s->dt, sizeof(double),
+                cudaMemcpyDeviceToDevice, s->stream) != 0 ||
+        phase_end(g, "psi", t0, timed) != 0)
+        return -1;
+    t0 = sb_phase_begin(g->env, "micro");
+    mm_micro_args a = micro_args(g, s, 0);
+    if (mm_launch_micro(&g->cfg.kernel, &a, s->stream) != 0 || phase_end(g, "micro", t0, timed) != 0)
+        return -1;
+    t0 = sb_phase_begin(g->env, "force");
+    mm_force_args f = force_args(g, s);
+    if (zero_force(g) != 0 || mm_launch_force(&g->cfg.kernel, &f, s->stream) != 0 ||
+        phase_end(g, "force", t0, timed) != 0)
+        return -1;
+    t0 = sb_phase_begin(g->env, "fluid");
+    if (mm_dmacro_fluid(&g->macro, s->force) != 0 || phase_end(g, "fluid", t0, timed) != 0)
+        return -1;
+    return 0;
+}
+
 int mm_gpu_run(void *state)
 {
     mm_gpu *g = state;
     sb_phases_clear(&g->phases);
     if (reset(g) != 0)
         return -1;
+    int timed = !g->cfg.gpu_macro || g->runs == 0;
     for (long long k = 0; k < g->m->steps; k++)
-        if (step(g) != 0)
+        if ((g->cfg.gpu_macro ? step_on_gpu(g, k, timed) : step(g)) != 0)
             return -1;
+    if (g->cfg.gpu_macro && wait_all(g) != 0)
+        return -1;
+    g->runs++;
     return 0;
 }
 
@@ -648,11 +714,32 @@ static int share_output(mm_gpu *g, mm_output *o)
     return 0;
 }
 
+/* gpu-macro: the fields from the device; t summed over the steps' dt in order, as the host's. */
+static int fetch_macro(mm_gpu *g, mm_output *o)
+{
+    mm_slice *s = &g->slice[0];
+    const mm_model *m = g->m;
+    SB_CUDA(cudaSetDevice(s->device));
+    SB_CUDA(cudaMemcpy(o->psi, g->macro.psi, o->psi_size * sizeof(double), cudaMemcpyDeviceToHost));
+    SB_CUDA(cudaMemcpy(o->u, g->macro.u, 2 * o->cells * sizeof(double), cudaMemcpyDeviceToHost));
+    SB_CUDA(cudaMemcpy(o->force, s->force, 2 * o->cells * sizeof(double), cudaMemcpyDeviceToHost));
+    SB_CUDA(cudaMemcpy(o->coarse, s->coarse, o->cells * sizeof(double), cudaMemcpyDeviceToHost));
+    SB_CUDA(cudaMemcpy(o->m_f, s->m_f, o->cells * sizeof(double), cudaMemcpyDeviceToHost));
+    SB_CUDA(cudaMemcpy(g->h_steps_dt, g->d_steps_dt, (size_t)m->steps * sizeof(double),
+                       cudaMemcpyDeviceToHost));
+    o->t = 0;
+    for (long long k = 0; k < m->steps; k++)
+        o->t += g->h_steps_dt[k];
+    return 0;
+}
+
 int mm_gpu_output(void *state, void *out)
 {
     mm_gpu *g = state;
     mm_output *o = out;
-    mm_sim_output(&g->sim, o); /* the macro's fields and t; M_b and the steps below */
+    /* the macro's fields and t; M_b and the steps below */
+    if (g->cfg.gpu_macro ? fetch_macro(g, o) != 0 : (mm_sim_output(&g->sim, o), 0))
+        return -1;
     if (fetch_bound(g, o->m_b) != 0)
         return -1;
     o->inner_steps = 0;

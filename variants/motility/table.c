@@ -47,4 +47,9 @@ const sb_variant mm_variants[MM_NVARIANTS] = {
      "one process per GPU (mpirun -np N): MPI_Bcast of Psi, MPI_Gatherv of coarse and M_f, "
      "MPI_Reduce of F, through the host",
      PAPER ", 3.3, fig. 4, table 4, fig. 5", MGPU, &mm_mpi_ops},
+    {"gpu-macro", 6,
+     "the macroscale on the GPU too (Psi transport, stress, cuFFT fluid layers): no per-step "
+     "host round trip",
+     "beyond the paper (its conclusion: the fluid and filament updates are next)", GPU,
+     &mm_gpu_macro_ops},
 };
