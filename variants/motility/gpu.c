@@ -33,7 +33,7 @@ typedef struct mm_slice {
     void *m_b, *rate_prev;
     double *dt_prev, *psi, *m_tot, *m_f, *coarse, *force, *dt;
     unsigned long long *inner_steps;
-    int *line_first, *line_end;
+    int *line_first, *line_end, *active_lines;
     unsigned char *window_active;
     double *cos_theta, *sin_theta, *s_mid;
 } mm_slice;
@@ -50,6 +50,7 @@ typedef struct mm_gpu {
     int row_first[MM_MAX_PARTS + 1]; /* rows of slice (or rank) i: [row_first[i], [i + 1]) */
     mm_sim sim;      /* the host's macroscale */
     unsigned char *window_active;
+    int *active_lines, nactive; /* lines that meet the capture disc */
     /* original: M_b (and AB2's rates and steps) live here, in the kernel's storage */
     void *host_m_b, *host_rate;
     double *host_dt_prev;
@@ -159,6 +160,7 @@ static int open_slice(mm_gpu *g, mm_slice *s)
         (rc = alloc(g, s, (void **)&s->inner_steps, sizeof *s->inner_steps, "step count")) != 0 ||
         (rc = alloc(g, s, (void **)&s->line_first, lines * sizeof(int), "line table")) != 0 ||
         (rc = alloc(g, s, (void **)&s->line_end, lines * sizeof(int), "line table")) != 0 ||
+        (rc = alloc(g, s, (void **)&s->active_lines, lines * sizeof(int), "line table")) != 0 ||
         (rc = alloc(g, s, (void **)&s->window_active, (size_t)m->window, "window table")) != 0 ||
         (rc = alloc(g, s, (void **)&s->cos_theta, m->n_inner * sizeof(double), "tables")) != 0 ||
         (rc = alloc(g, s, (void **)&s->sin_theta, m->n_inner * sizeof(double), "tables")) != 0 ||
@@ -167,6 +169,7 @@ static int open_slice(mm_gpu *g, mm_slice *s)
     if (upload(g, s, s->m_tot, m->m_tot, cells * sizeof(double)) != 0 ||
         upload(g, s, s->line_first, m->line_first, lines * sizeof(int)) != 0 ||
         upload(g, s, s->line_end, m->line_end, lines * sizeof(int)) != 0 ||
+        upload(g, s, s->active_lines, g->active_lines, (size_t)g->nactive * sizeof(int)) != 0 ||
         upload(g, s, s->window_active, g->window_active, (size_t)m->window) != 0 ||
         upload(g, s, s->cos_theta, m->cos_theta, m->n_inner * sizeof(double)) != 0 ||
         upload(g, s, s->sin_theta, m->sin_theta, m->n_inner * sizeof(double)) != 0 ||
@@ -248,7 +251,8 @@ int mm_gpu_setup(sb_env *env, const void *model, void **state, const mm_stage_co
         return rc;
     g->window_active = calloc((size_t)m->window, 1);
     g->force_part = malloc(2 * (size_t)m->n_outer * m->n_outer * sizeof(double));
-    if (!g->window_active || !g->force_part)
+    g->active_lines = malloc((size_t)m->window * m->n_inner * sizeof(int));
+    if (!g->window_active || !g->force_part || !g->active_lines)
         return sb_fail("out of host memory");
     for (int w = 0; w < m->window; w++)
         for (int k = 0; k < m->n_inner; k++) {
@@ -257,6 +261,7 @@ int mm_gpu_setup(sb_env *env, const void *model, void **state, const mm_stage_co
                 continue;
             g->window_active[w] = 1;
             g->active += (size_t)(m->n_inner - m->line_first[line]);
+            g->active_lines[g->nactive++] = line;
         }
     if ((rc = open_slices(g)) != 0)
         return rc;
@@ -301,6 +306,7 @@ void mm_gpu_teardown(void *state)
     sb_dev_free_all(&g->env->mem);
     free(g->h_steps_dt);
     free(g->window_active);
+    free(g->active_lines);
     free(g->force_part);
     free(g->host_m_b);
     free(g->host_rate);
@@ -405,7 +411,7 @@ static mm_micro_args micro_args(const mm_gpu *g, const mm_slice *s, double limit
 static mm_force_args force_args(const mm_gpu *g, const mm_slice *s)
 {
     const mm_model *m = g->m;
-    mm_force_args a = {s->m_b, s->psi, s->force, s->line_first, s->line_end, s->window_active,
+    mm_force_args a = {s->m_b, s->psi, s->force, s->line_first, s->active_lines, g->nactive,
                        s->cos_theta, s->sin_theta, s->s_mid, s->first, s->end, m->n_outer,
                        m->n_inner, m->half, m->side, m->window, g->reach,
                        m->laws.f0 * m->dtheta * m->ds};

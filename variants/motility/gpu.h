@@ -63,8 +63,9 @@ typedef struct mm_force_args {
     const void *m_b;
     const double *psi;
     double *force;
-    const int *line_first, *line_end;
-    const unsigned char *window_active;
+    const int *line_first;
+    const int *active_lines; /* the lines (w n_inner + k) that meet the capture disc */
+    int nactive;
     const double *cos_theta, *sin_theta, *s_mid;
     int first, end;
     int n_outer, n_inner, half, side, window;

@@ -293,10 +293,24 @@ static int launch_micro(const mm_micro_args *a, cudaStream_t stream)
     return 0;
 }
 
+/* Adds a run of attachments' corner weights to the patch, along the line's direction. */
+static __device__ __forceinline__ void add_corners(double *patch, int cells, int side, int p,
+                                                   const double c[4], double cos_t, double sin_t)
+{
+    const int at[4] = {p, p + 1, p + side, p + side + 1};
+    for (int q = 0; q < 4; q++) {
+        atomicAdd(&patch[at[q]], c[q] * cos_t);
+        atomicAdd(&patch[cells + at[q]], c[q] * sin_t);
+    }
+}
+
 /* Eq. 10 for one tail per block: every bound configuration pulls at its attachment point, spread
- * bilinearly into a patch of (2 reach + 1)^2 cells around the tail in shared memory (fast
- * atomics, and one global atomic per patch cell instead of one per configuration corner). The
- * terms are host.c's spread_tail's; only the order of the sums differs. */
+ * bilinearly into a patch of (2 reach + 1)^2 cells around the tail in shared memory, then the
+ * patch added to F (one global atomic per patch cell instead of one per configuration corner).
+ * A thread walks whole lines (the active ones, listed once): along a line the attachment point
+ * moves ell over its N_i cells, so the corner weights are summed in registers while it stays in
+ * one outer cell and added to the patch when it leaves (a few times a line, not at every cell).
+ * The terms are host.c's spread_tail's; only the order of the sums differs. */
 template <class Real, bool SInner>
 __global__ void force_kernel(mm_force_args a)
 {
@@ -309,30 +323,34 @@ __global__ void force_kernel(mm_force_args a)
         for (int c = threadIdx.x; c < 2 * cells; c += blockDim.x)
             patch[c] = 0;
         __syncthreads();
-        for (size_t e = threadIdx.x; e < entries; e += blockDim.x) {
-            const int w = (int)(e / ((size_t)ni * ni)), in = (int)(e % ((size_t)ni * ni));
-            const int k = SInner ? in / ni : in % ni, m = SInner ? in % ni : in / ni;
-            const int f = a.line_first[w * ni + k];
-            if (!a.window_active[w] || f == a.line_end[w * ni + k] || m < f)
-                continue;
+        for (int l = threadIdx.x; l < a.nactive; l += blockDim.x) {
+            const int line = a.active_lines[l], w = line / ni, k = line % ni;
             const double dx = w % a.side - a.half, dy = w / a.side - a.half;
             const int cell = window_cell(w, i0, j0, a.side, a.half, n);
             const double cos_t = a.cos_theta[k], sin_t = a.sin_theta[k];
-            const double pull = a.per_motor * a.psi[(size_t)cell * ni + k] * (double)tail[e];
-            int bx, by;
-            double gx, gy;
-            mm_spread_at(dx + a.s_mid[m] * cos_t, dy + a.s_mid[m] * sin_t, &bx, &by, &gx, &gy);
-            const int p = (by + a.reach) * side + bx + a.reach;
-            const double w00 = pull * (1 - gx) * (1 - gy), w10 = pull * gx * (1 - gy),
-                         w01 = pull * (1 - gx) * gy, w11 = pull * gx * gy;
-            atomicAdd(&patch[p], w00 * cos_t);
-            atomicAdd(&patch[cells + p], w00 * sin_t);
-            atomicAdd(&patch[p + 1], w10 * cos_t);
-            atomicAdd(&patch[cells + p + 1], w10 * sin_t);
-            atomicAdd(&patch[p + side], w01 * cos_t);
-            atomicAdd(&patch[cells + p + side], w01 * sin_t);
-            atomicAdd(&patch[p + side + 1], w11 * cos_t);
-            atomicAdd(&patch[cells + p + side + 1], w11 * sin_t);
+            const double weight = a.per_motor * a.psi[(size_t)cell * ni + k];
+            const Real *tile = tail + (size_t)w * ni * ni;
+            int p = -1;
+            double c[4] = {0, 0, 0, 0};
+            for (int m = a.line_first[line]; m < ni; m++) {
+                int bx, by;
+                double gx, gy;
+                mm_spread_at(dx + a.s_mid[m] * cos_t, dy + a.s_mid[m] * sin_t, &bx, &by, &gx, &gy);
+                const int here = (by + a.reach) * side + bx + a.reach;
+                if (here != p) {
+                    if (p >= 0)
+                        add_corners(patch, cells, side, p, c, cos_t, sin_t);
+                    p = here;
+                    c[0] = c[1] = c[2] = c[3] = 0;
+                }
+                const double pull = weight * (double)tile[tile_at<SInner>(k, m, ni)];
+                c[0] += pull * (1 - gx) * (1 - gy);
+                c[1] += pull * gx * (1 - gy);
+                c[2] += pull * (1 - gx) * gy;
+                c[3] += pull * gx * gy;
+            }
+            if (p >= 0)
+                add_corners(patch, cells, side, p, c, cos_t, sin_t);
         }
         __syncthreads();
         for (int c = threadIdx.x; c < cells; c += blockDim.x) {
