@@ -33,8 +33,8 @@ typedef struct mm_slice {
     void *m_b, *rate_prev;
     double *dt_prev, *psi, *m_tot, *m_f, *coarse, *force, *dt;
     unsigned long long *inner_steps;
-    int *line_first, *line_end, *active_lines;
-    unsigned char *window_active;
+    int *line_first, *line_end, *active_lines, *cell_start;
+    unsigned short *cells;
     double *cos_theta, *sin_theta, *s_mid;
 } mm_slice;
 
@@ -49,8 +49,9 @@ typedef struct mm_gpu {
     sb_lockstep mpi; /* MM_MPI: this process's rank; slice[0] is its rows */
     int row_first[MM_MAX_PARTS + 1]; /* rows of slice (or rank) i: [row_first[i], [i + 1]) */
     mm_sim sim;      /* the host's macroscale */
-    unsigned char *window_active;
     int *active_lines, nactive; /* lines that meet the capture disc */
+    unsigned short *cells;      /* the cells an inner step touches, by centre (mm_micro_args) */
+    int *cell_start;
     /* original: M_b (and AB2's rates and steps) live here, in the kernel's storage */
     void *host_m_b, *host_rate;
     double *host_dt_prev;
@@ -161,7 +162,8 @@ static int open_slice(mm_gpu *g, mm_slice *s)
         (rc = alloc(g, s, (void **)&s->line_first, lines * sizeof(int), "line table")) != 0 ||
         (rc = alloc(g, s, (void **)&s->line_end, lines * sizeof(int), "line table")) != 0 ||
         (rc = alloc(g, s, (void **)&s->active_lines, lines * sizeof(int), "line table")) != 0 ||
-        (rc = alloc(g, s, (void **)&s->window_active, (size_t)m->window, "window table")) != 0 ||
+        (rc = alloc(g, s, (void **)&s->cells, g->active * sizeof *s->cells, "cell lists")) != 0 ||
+        (rc = alloc(g, s, (void **)&s->cell_start, (m->window + 1) * sizeof(int), "cell lists")) != 0 ||
         (rc = alloc(g, s, (void **)&s->cos_theta, m->n_inner * sizeof(double), "tables")) != 0 ||
         (rc = alloc(g, s, (void **)&s->sin_theta, m->n_inner * sizeof(double), "tables")) != 0 ||
         (rc = alloc(g, s, (void **)&s->s_mid, m->n_inner * sizeof(double), "tables")) != 0)
@@ -170,7 +172,8 @@ static int open_slice(mm_gpu *g, mm_slice *s)
         upload(g, s, s->line_first, m->line_first, lines * sizeof(int)) != 0 ||
         upload(g, s, s->line_end, m->line_end, lines * sizeof(int)) != 0 ||
         upload(g, s, s->active_lines, g->active_lines, (size_t)g->nactive * sizeof(int)) != 0 ||
-        upload(g, s, s->window_active, g->window_active, (size_t)m->window) != 0 ||
+        upload(g, s, s->cells, g->cells, g->active * sizeof *s->cells) != 0 ||
+        upload(g, s, s->cell_start, g->cell_start, (m->window + 1) * sizeof(int)) != 0 ||
         upload(g, s, s->cos_theta, m->cos_theta, m->n_inner * sizeof(double)) != 0 ||
         upload(g, s, s->sin_theta, m->sin_theta, m->n_inner * sizeof(double)) != 0 ||
         upload(g, s, s->s_mid, m->s_mid, m->n_inner * sizeof(double)) != 0)
@@ -231,6 +234,37 @@ static int open_slices(mm_gpu *g)
     return 0;
 }
 
+/* The lines that meet the capture disc, and every centre's cells an inner step touches (those
+ * lines from their first feasible cell on), in the dimension mapping's order: s fastest (a
+ * line's cells one after another) or theta fastest. The same for every tail. */
+static int list_cells(mm_gpu *g)
+{
+    const mm_model *m = g->m;
+    int ni = m->n_inner;
+    size_t lines = (size_t)m->window * ni;
+    g->force_part = malloc(2 * (size_t)m->n_outer * m->n_outer * sizeof(double));
+    g->active_lines = malloc(lines * sizeof *g->active_lines);
+    g->cells = malloc(lines * ni * sizeof *g->cells);
+    g->cell_start = malloc((size_t)(m->window + 1) * sizeof *g->cell_start);
+    if (!g->force_part || !g->active_lines || !g->cells || !g->cell_start)
+        return sb_fail("out of host memory");
+    for (int w = 0; w < m->window; w++) {
+        const int *first = m->line_first + w * ni, *end = m->line_end + w * ni;
+        g->cell_start[w] = (int)g->active;
+        for (int k = 0; k < ni; k++)
+            if (first[k] != end[k])
+                g->active_lines[g->nactive++] = w * ni + k;
+        for (int a = 0; a < ni; a++)
+            for (int b = 0; b < ni; b++) {
+                int k = g->cfg.kernel.map_s_to_x ? a : b, s = g->cfg.kernel.map_s_to_x ? b : a;
+                if (first[k] != end[k] && s >= first[k])
+                    g->cells[g->active++] = (unsigned short)(k << 8 | s);
+            }
+    }
+    g->cell_start[m->window] = (int)g->active;
+    return 0;
+}
+
 int mm_gpu_setup(sb_env *env, const void *model, void **state, const mm_stage_config *config)
 {
     mm_gpu *g = calloc(1, sizeof *g);
@@ -249,20 +283,8 @@ int mm_gpu_setup(sb_env *env, const void *model, void **state, const mm_stage_co
     int rc = check_algorithm(g);
     if (rc != 0)
         return rc;
-    g->window_active = calloc((size_t)m->window, 1);
-    g->force_part = malloc(2 * (size_t)m->n_outer * m->n_outer * sizeof(double));
-    g->active_lines = malloc((size_t)m->window * m->n_inner * sizeof(int));
-    if (!g->window_active || !g->force_part || !g->active_lines)
-        return sb_fail("out of host memory");
-    for (int w = 0; w < m->window; w++)
-        for (int k = 0; k < m->n_inner; k++) {
-            int line = w * m->n_inner + k;
-            if (m->line_first[line] == m->line_end[line])
-                continue;
-            g->window_active[w] = 1;
-            g->active += (size_t)(m->n_inner - m->line_first[line]);
-            g->active_lines[g->nactive++] = line;
-        }
+    if ((rc = list_cells(g)) != 0)
+        return rc;
     if ((rc = open_slices(g)) != 0)
         return rc;
     if (g->cfg.residence == MM_PIECES) {
@@ -305,7 +327,8 @@ void mm_gpu_teardown(void *state)
         mm_dmacro_close(&g->macro);
     sb_dev_free_all(&g->env->mem);
     free(g->h_steps_dt);
-    free(g->window_active);
+    free(g->cells);
+    free(g->cell_start);
     free(g->active_lines);
     free(g->force_part);
     free(g->host_m_b);
@@ -402,7 +425,7 @@ static mm_micro_args micro_args(const mm_gpu *g, const mm_slice *s, double limit
 {
     const mm_model *m = g->m;
     mm_micro_args a = {s->m_b, s->rate_prev, s->dt_prev, s->psi, s->m_tot, s->m_f, s->coarse,
-                       s->dt, limit, s->inner_steps, s->line_first, s->line_end, s->window_active,
+                       s->dt, limit, s->inner_steps, s->line_first, s->line_end, s->cells, s->cell_start,
                        s->first, s->end, m->n_outer, m->n_inner, m->half, m->side, m->window,
                        m->ab2, m->ds, m->dtheta, m->laws};
     return a;

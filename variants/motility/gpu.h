@@ -32,7 +32,7 @@ typedef struct mm_kernel_config {
     int fp32;          /* M_b, M_f and the coarse sum in fp32 (mixed precision); else fp64 */
     int fast_math;     /* built with --use_fast_math (approximate division, flush to zero) */
     int launch_bounds; /* __launch_bounds__(threads, 1024 / threads): 64 registers a thread */
-    int map_s_to_x;    /* threadIdx.x walks s (consecutive lanes, consecutive s); else theta */
+    int map_s_to_x;    /* consecutive threads take consecutive s (a line's cells); else theta */
     int s_inner;       /* M_b stored s innermost (model.h's order); else theta innermost */
     int unroll;        /* the block sum's last 32 lanes by warp shuffles; else __syncthreads */
     int block_x, block_y;
@@ -51,7 +51,10 @@ typedef struct mm_micro_args {
     double global_limit;    /* > 0: every tail's inner-step limit (the global rule) */
     unsigned long long *inner_steps;
     const int *line_first, *line_end; /* window x n_inner */
-    const unsigned char *window_active; /* window: whether any of its lines meets the disc */
+    /* the cells an inner step touches, centre w's in cells[cell_start[w] .. cell_start[w + 1]),
+     * each k << 8 | m, in the dimension mapping's order */
+    const unsigned short *cells;
+    const int *cell_start;
     int first, end;
     int n_outer, n_inner, half, side, window, ab2;
     double ds, dtheta;

@@ -7,13 +7,16 @@
  * Micro (algorithm 2): one block per tail r0 (a grid-stride loop when the grid is smaller). The
  * tail's inner-step limit from its binding capacity (a block sum in fp64, so that every precision
  * takes the reference's number of steps), then inner steps until t + dt. An inner step walks the
- * window's centres that any line reaches: the centre's N_i x N_i tile of M_b into shared memory,
+ * window's centres that any line reaches: the centre's cells of M_b into a tile in shared memory,
  * Heun's first stage into a second tile, the second stage back to global memory, each new value
  * times Psi added to the thread's share of the coarse density. Two tile pairs alternate, so one
- * centre's loads overlap the last one's stores with two barriers a centre. Only the feasible run
- * of a line and what lies after it (where bound motors walk to) is touched: the cells before a
- * line's first feasible cell hold no motors and never will. Then the block sum of the coarse
- * density, the scaling rule and M_f, as host.c's mm_micro_tail. */
+ * centre's loads overlap the last one's stores with two barriers a centre. Only the cells a step
+ * can change are touched: the feasible run of a line and what lies after it (where bound motors
+ * walk to); the cells before a line's first feasible cell hold no motors and never will. Each
+ * centre's such cells are listed once (gpu.c; tail-independent) and the block's threads take
+ * them in turn, so no thread idles on a line that never meets the disc. The list's order is the
+ * dimension mapping: s fastest (consecutive threads, consecutive s) or theta fastest. Then the
+ * block sum of the coarse density, the scaling rule and M_f, as host.c's mm_micro_tail. */
 #include <cuda_runtime.h>
 
 #include "../../cuda/check.h"
@@ -114,18 +117,14 @@ static __device__ __forceinline__ int tile_at(int k, int m, int ni)
     return SInner ? k * ni + m : m * ni + k;
 }
 
-template <class Real, int BX, int BY, bool MapSX, bool SInner, bool Unroll>
+template <class Real, int NT, bool SInner, bool Unroll>
 static __device__ void micro_body(const mm_micro_args &a)
 {
-    constexpr int NT = BX * BY;
     extern __shared__ double smem[];
     double *scratch = smem;
     Real *tiles = (Real *)(smem + NT);
     const int ni = a.n_inner, tp = ni + 1, ts = ni * tp, n = a.n_outer;
-    const int t = threadIdx.x + BX * threadIdx.y;
-    /* this thread's cells of a tile: s from s0 by ds_, theta from k0 by dk */
-    const int s0 = MapSX ? threadIdx.x : threadIdx.y, s_step = MapSX ? BX : BY;
-    const int k0 = MapSX ? threadIdx.y : threadIdx.x, k_step = MapSX ? BY : BX;
+    const int t = threadIdx.x + blockDim.x * threadIdx.y;
     const size_t tail_entries = (size_t)a.window * ni * ni;
     const Real v = (Real)a.laws.v, ds = (Real)a.ds, k_off = (Real)a.laws.k_off;
     const Real measure = (Real)(a.dtheta * a.ds);
@@ -154,76 +153,55 @@ static __device__ void micro_body(const mm_micro_args &a)
             const Real source = (Real)a.laws.k_on * m_f;
             Real partial = 0;
             for (int w = 0; w < a.window; w++) {
-                if (!a.window_active[w])
-                    continue;
+                const int from = a.cell_start[w], to = a.cell_start[w + 1];
+                if (from == to)
+                    continue; /* no line of this centre meets the disc */
                 const int cell = window_cell(w, i0, j0, a.side, a.half, n);
                 const int *first = a.line_first + w * ni, *end = a.line_end + w * ni;
                 Real *cur = tiles + buf * 2 * ts, *stage = cur + ts;
                 Real *mbw = mb + (size_t)w * ni * ni;
                 buf ^= 1;
-                for (int k = k0; k < ni; k += k_step) {
-                    const int f = first[k];
-                    if (f == end[k])
-                        continue;
-                    for (int m = s0; m < ni; m += s_step)
-                        if (m >= f)
-                            cur[k * tp + m] = mbw[tile_at<SInner>(k, m, ni)];
+                for (int e = from + t; e < to; e += NT) {
+                    const int k = a.cells[e] >> 8, m = a.cells[e] & 255;
+                    cur[k * tp + m] = mbw[tile_at<SInner>(k, m, ni)];
                 }
                 __syncthreads();
                 if (a.ab2) {
                     Real *prevw = prev + (size_t)w * ni * ni;
-                    for (int k = k0; k < ni; k += k_step) {
-                        const int f = first[k], e = end[k];
-                        if (f == e)
-                            continue;
-                        const Real *line = cur + k * tp, psi = (Real)a.psi[(size_t)cell * ni + k];
-                        for (int m = s0; m < ni; m += s_step) {
-                            if (m < f)
-                                continue;
-                            const Real r = rate(face_flux(line, m - 1, f, ni, v),
-                                                face_flux(line, m, f, ni, v), line[m], ds, k_off,
-                                                m < e ? source : (Real)0);
-                            const int g = tile_at<SInner>(k, m, ni);
-                            const Real next = ab2(line[m], r, prevw[g], h, h_prev);
-                            mbw[g] = next;
-                            prevw[g] = r;
-                            partial += psi * next;
-                        }
+                    for (int e = from + t; e < to; e += NT) {
+                        const int k = a.cells[e] >> 8, m = a.cells[e] & 255, f = first[k];
+                        const Real *line = cur + k * tp;
+                        const Real r = rate(face_flux(line, m - 1, f, ni, v),
+                                            face_flux(line, m, f, ni, v), line[m], ds, k_off,
+                                            m < end[k] ? source : (Real)0);
+                        const int g = tile_at<SInner>(k, m, ni);
+                        const Real next = ab2(line[m], r, prevw[g], h, h_prev);
+                        mbw[g] = next;
+                        prevw[g] = r;
+                        partial += (Real)a.psi[(size_t)cell * ni + k] * next;
                     }
                     continue;
                 }
-                for (int k = k0; k < ni; k += k_step) {
-                    const int f = first[k], e = end[k];
-                    if (f == e)
-                        continue;
+                for (int e = from + t; e < to; e += NT) {
+                    const int k = a.cells[e] >> 8, m = a.cells[e] & 255, f = first[k];
                     const Real *line = cur + k * tp;
-                    for (int m = s0; m < ni; m += s_step)
-                        if (m >= f)
-                            stage[k * tp + m] =
-                                euler(line[m],
-                                      rate(face_flux(line, m - 1, f, ni, v),
-                                           face_flux(line, m, f, ni, v), line[m], ds, k_off,
-                                           m < e ? source : (Real)0),
-                                      h);
+                    stage[k * tp + m] =
+                        euler(line[m],
+                              rate(face_flux(line, m - 1, f, ni, v), face_flux(line, m, f, ni, v),
+                                   line[m], ds, k_off, m < end[k] ? source : (Real)0),
+                              h);
                 }
                 __syncthreads();
-                for (int k = k0; k < ni; k += k_step) {
-                    const int f = first[k], e = end[k];
-                    if (f == e)
-                        continue;
+                for (int e = from + t; e < to; e += NT) {
+                    const int k = a.cells[e] >> 8, m = a.cells[e] & 255, f = first[k];
                     const Real *line = cur + k * tp, *mid = stage + k * tp;
-                    const Real psi = (Real)a.psi[(size_t)cell * ni + k];
-                    for (int m = s0; m < ni; m += s_step) {
-                        if (m < f)
-                            continue;
-                        const Real next =
-                            heun(line[m], mid[m],
-                                 rate(face_flux(mid, m - 1, f, ni, v), face_flux(mid, m, f, ni, v),
-                                      mid[m], ds, k_off, m < e ? source : (Real)0),
-                                 h);
-                        mbw[tile_at<SInner>(k, m, ni)] = next;
-                        partial += psi * next;
-                    }
+                    const Real next =
+                        heun(line[m], mid[m],
+                             rate(face_flux(mid, m - 1, f, ni, v), face_flux(mid, m, f, ni, v),
+                                  mid[m], ds, k_off, m < end[k] ? source : (Real)0),
+                             h);
+                    mbw[tile_at<SInner>(k, m, ni)] = next;
+                    partial += (Real)a.psi[(size_t)cell * ni + k] * next;
                 }
             }
             Real bound = block_sum<Real, NT, Unroll>(partial, (Real *)scratch) * measure;
@@ -232,17 +210,9 @@ static __device__ void micro_body(const mm_micro_args &a)
             if (bound > m_tot) {
                 const Real scale = m_tot / bound;
                 for (int w = 0; w < a.window; w++) {
-                    if (!a.window_active[w])
-                        continue;
                     Real *mbw = mb + (size_t)w * ni * ni;
-                    for (int k = k0; k < ni; k += k_step) {
-                        const int f = a.line_first[w * ni + k];
-                        if (f == a.line_end[w * ni + k])
-                            continue;
-                        for (int m = s0; m < ni; m += s_step)
-                            if (m >= f)
-                                mbw[tile_at<SInner>(k, m, ni)] *= scale;
-                    }
+                    for (int e = a.cell_start[w] + t; e < a.cell_start[w + 1]; e += NT)
+                        mbw[tile_at<SInner>(a.cells[e] >> 8, a.cells[e] & 255, ni)] *= scale;
                 }
                 bound = m_tot;
             }
@@ -264,23 +234,25 @@ static __device__ void micro_body(const mm_micro_args &a)
 /* Two kernels from one body: __launch_bounds__ cannot depend on a template argument being set.
  * The bound keeps 1024 threads an SM resident (8 blocks of 128: the paper's (128, 8)), which caps
  * a thread at 64 registers. */
-template <class Real, int BX, int BY, bool MapSX, bool SInner, bool Unroll>
-__global__ void __launch_bounds__(BX *BY, 1024 / (BX * BY)) micro_bounded(mm_micro_args a)
+template <class Real, int NT, bool SInner, bool Unroll>
+__global__ void __launch_bounds__(NT, 1024 / NT) micro_bounded(mm_micro_args a)
 {
-    micro_body<Real, BX, BY, MapSX, SInner, Unroll>(a);
+    micro_body<Real, NT, SInner, Unroll>(a);
 }
 
-template <class Real, int BX, int BY, bool MapSX, bool SInner, bool Unroll>
+template <class Real, int NT, bool SInner, bool Unroll>
 __global__ void micro_free(mm_micro_args a)
 {
-    micro_body<Real, BX, BY, MapSX, SInner, Unroll>(a);
+    micro_body<Real, NT, SInner, Unroll>(a);
 }
 
-template <class Real, int BX, int BY, bool LB, bool MapSX, bool SInner, bool Unroll>
+/* The dimension mapping is not a template argument: it is the order of the cell lists (gpu.c),
+ * which decides what consecutive threads touch. */
+template <class Real, int BX, int BY, bool LB, bool SInner, bool Unroll>
 static int launch_micro(const mm_micro_args *a, cudaStream_t stream)
 {
-    void (*kernel)(mm_micro_args) = LB ? micro_bounded<Real, BX, BY, MapSX, SInner, Unroll>
-                                       : micro_free<Real, BX, BY, MapSX, SInner, Unroll>;
+    void (*kernel)(mm_micro_args) = LB ? micro_bounded<Real, BX * BY, SInner, Unroll>
+                                       : micro_free<Real, BX * BY, SInner, Unroll>;
     /* the block sum's scratch, then two pairs of tiles (padded rows: theta-strided lanes) */
     size_t shared = BX * BY * sizeof(double) + 4 * (size_t)a->n_inner * (a->n_inner + 1) * sizeof(Real);
     SB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -391,7 +363,7 @@ typedef struct mm_build {
 /* A build's table entry from its switches, in mm_kernel_config's order. */
 #define MM_BUILD(REAL, FAST, LB, MAP, SIN, UNROLL, BX, BY)                                          \
     {{sizeof(REAL) == 4, FAST, LB, MAP, SIN, UNROLL, BX, BY},                                      \
-     launch_micro<REAL, BX, BY, LB, MAP, SIN, UNROLL>, launch_force<REAL, SIN>}
+     launch_micro<REAL, BX, BY, LB, SIN, UNROLL>, launch_force<REAL, SIN>}
 
 static int same_build(const mm_kernel_config *x, const mm_kernel_config *y)
 {
