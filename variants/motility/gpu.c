@@ -643,10 +643,11 @@ static int step_on_gpu(mm_gpu *g, long long k, int timed)
 int mm_gpu_run(void *state)
 {
     mm_gpu *g = state;
-    sb_phases_clear(&g->phases);
+    int timed = !g->cfg.gpu_macro || g->runs == 0;
+    if (timed) /* gpu-macro's untimed runs leave the first run's phases in the report */
+        sb_phases_clear(&g->phases);
     if (reset(g) != 0)
         return -1;
-    int timed = !g->cfg.gpu_macro || g->runs == 0;
     for (long long k = 0; k < g->m->steps; k++)
         if ((g->cfg.gpu_macro ? step_on_gpu(g, k, timed) : step(g)) != 0)
             return -1;
