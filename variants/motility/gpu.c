@@ -55,7 +55,8 @@ typedef struct mm_gpu {
     /* original: M_b (and AB2's rates and steps) live here, in the kernel's storage */
     void *host_m_b, *host_rate;
     double *host_dt_prev;
-    double *force_part; /* one GPU's F, added into the host's */
+    double *force_part; /* the F of GPUs 1, 2, ..., added into the host's */
+    int pinned;         /* the host's exchanged arrays are page-locked (cudaHostRegister) */
     int reach;
     size_t active; /* entries of a tail's M_b an inner step touches (feasible runs and after) */
     /* gpu-macro: the macroscale on the GPU, and each outer step's dt kept there */
@@ -234,6 +235,25 @@ static int open_slices(mm_gpu *g)
     return 0;
 }
 
+/* The host arrays every step copies to and from the GPUs, page-locked so that the copies to
+ * several GPUs run at once and at full speed (Psi's two buffers: the transport swaps them). */
+static int pin_exchanged(mm_gpu *g, int pin)
+{
+    size_t cells = (size_t)g->m->n_outer * g->m->n_outer, psi = cells * g->m->n_inner;
+    void *host[] = {g->sim.psi, g->sim.psi_next, g->sim.coarse, g->sim.m_f, g->sim.force,
+                    g->force_part};
+    size_t bytes[] = {psi, psi, cells, cells, 2 * cells,
+                      (size_t)(g->nslices > 1 ? g->nslices - 1 : 1) * 2 * cells};
+    for (int i = 0; i < 6; i++) {
+        if (pin)
+            SB_CUDA(cudaHostRegister(host[i], bytes[i] * sizeof(double), cudaHostRegisterPortable));
+        else
+            cudaHostUnregister(host[i]);
+    }
+    g->pinned = pin;
+    return 0;
+}
+
 /* The lines that meet the capture disc, and every centre's cells an inner step touches (those
  * lines from their first feasible cell on), in the dimension mapping's order: s fastest (a
  * line's cells one after another) or theta fastest. The same for every tail. */
@@ -242,11 +262,10 @@ static int list_cells(mm_gpu *g)
     const mm_model *m = g->m;
     int ni = m->n_inner;
     size_t lines = (size_t)m->window * ni;
-    g->force_part = malloc(2 * (size_t)m->n_outer * m->n_outer * sizeof(double));
     g->active_lines = malloc(lines * sizeof *g->active_lines);
     g->cells = malloc(lines * ni * sizeof *g->cells);
     g->cell_start = malloc((size_t)(m->window + 1) * sizeof *g->cell_start);
-    if (!g->force_part || !g->active_lines || !g->cells || !g->cell_start)
+    if (!g->active_lines || !g->cells || !g->cell_start)
         return sb_fail("out of host memory");
     for (int w = 0; w < m->window; w++) {
         const int *first = m->line_first + w * ni, *end = m->line_end + w * ni;
@@ -313,7 +332,13 @@ int mm_gpu_setup(sb_env *env, const void *model, void **state, const mm_stage_co
     }
     /* the host's macro on every core, as the paper's OpenMP; cpu_threads when asked */
     int threads = env->cpu_threads > 0 ? env->cpu_threads : omp_get_max_threads();
-    return mm_sim_open(&g->sim, m, threads, 0, 0);
+    if ((rc = mm_sim_open(&g->sim, m, threads, 0, 0)) != 0)
+        return rc;
+    size_t cells = (size_t)m->n_outer * m->n_outer;
+    g->force_part = malloc((size_t)(g->nslices > 1 ? g->nslices - 1 : 1) * 2 * cells * sizeof(double));
+    if (!g->force_part)
+        return sb_fail("out of host memory");
+    return pin_exchanged(g, 1);
 }
 
 void mm_gpu_teardown(void *state)
@@ -321,6 +346,8 @@ void mm_gpu_teardown(void *state)
     mm_gpu *g = state;
     if (!g)
         return;
+    if (g->pinned)
+        pin_exchanged(g, 0);
     if (g->sim.m)
         mm_sim_close(&g->sim);
     if (g->macro.m)
@@ -541,22 +568,24 @@ static int collect(mm_gpu *g)
     const mm_model *m = g->m;
     sb_transfers *x = &g->env->xfer;
     size_t cells = (size_t)m->n_outer * m->n_outer;
-    for (int i = 0; i < g->nslices; i++) {
+    for (int i = 0; i < g->nslices; i++) { /* every GPU's copies at once */
         mm_slice *s = &g->slice[i];
         size_t rows = (size_t)(s->end - s->first) * sizeof(double);
+        double *force = i == 0 ? g->sim.force : g->force_part + (size_t)(i - 1) * 2 * cells;
         SB_CUDA(cudaSetDevice(s->device));
         if (sb_copy(x, g->sim.coarse + s->first, s->coarse + s->first, rows,
                     cudaMemcpyDeviceToHost, s->stream) != 0 ||
             sb_copy(x, g->sim.m_f + s->first, s->m_f + s->first, rows, cudaMemcpyDeviceToHost,
                     s->stream) != 0 ||
-            sb_copy(x, i == 0 ? g->sim.force : g->force_part, s->force, 2 * cells * sizeof(double),
-                    cudaMemcpyDeviceToHost, s->stream) != 0)
+            sb_copy(x, force, s->force, 2 * cells * sizeof(double), cudaMemcpyDeviceToHost,
+                    s->stream) != 0)
             return -1;
-        SB_CUDA(cudaStreamSynchronize(s->stream));
-        if (i > 0)
-            for (size_t c = 0; c < 2 * cells; c++)
-                g->sim.force[c] += g->force_part[c];
     }
+    if (wait_all(g) != 0)
+        return -1;
+    for (int i = 1; i < g->nslices; i++) /* in GPU order: the same sums every run */
+        for (size_t c = 0; c < 2 * cells; c++)
+            g->sim.force[c] += g->force_part[(size_t)(i - 1) * 2 * cells + c];
     if (g->cfg.processes != MM_MPI || g->mpi.size == 1)
         return 0;
     int counts[MM_MAX_PARTS], starts[MM_MAX_PARTS];
