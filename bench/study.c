@@ -25,6 +25,7 @@
  * so that a typo fails at once rather than hours into a session; --check stops there. */
 #include <ctype.h>
 #include <errno.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,12 +37,15 @@
 #include "commands.h"
 #include "plot.h"
 #include "runner.h"
+#include "table.h"
 
 #define MAX_WORDS 32
 #define MAX_RUNS 16
 #define MAX_FIGURES 32
 #define MAX_DEFINES 32
 #define MAX_RUN_OPTIONS 8
+#define MAX_TABLES 8
+#define MAX_RECORDS 8
 
 /* An `option` line of one run: checked when read, applied over the study's when the run starts. */
 typedef struct run_option {
@@ -81,6 +85,12 @@ typedef struct study {
     int nruns;
     study_figure figures[MAX_FIGURES];
     int nfigures;
+    sb_table tables[MAX_TABLES];
+    int ntables;
+    sb_table_source records[MAX_RECORDS]; /* `records` lines: files the study does not write */
+    int nrecords;
+    sb_table_source sources[MAX_RUNS + MAX_RECORDS]; /* runs, then records: what from= names */
+    int nsources;
 } study;
 
 static const char usage[] =
@@ -260,6 +270,7 @@ static int parse(study *s, const char *path, char **defines, int ndefines)
     }
     char raw[4096], text[4096];
     study_run *run = NULL;
+    sb_table *table = NULL; /* the table whose row, published, explain and note lines follow */
     for (int line = 1; rc == 0 && fgets(raw, sizeof raw, f); line++) {
         char *w[MAX_WORDS];
         if ((rc = expand(s, raw, text, sizeof text, line)))
@@ -282,7 +293,11 @@ static int parse(study *s, const char *path, char **defines, int ndefines)
             rc = add_run_option(run, w[1], n == 3 ? w[2] : NULL, path, line);
         } else if (!strcmp(d, "option") && (n == 2 || n == 3)) {
             rc = apply_option(&s->opt, w[1], n == 3 ? w[2] : NULL, path, line);
+        } else if (table && (rc = sb_table_line(table, w, n, path, line)) <= 0) {
+            /* a line of the table: done (rc 0) or refused (rc -1) */
         } else if (!strcmp(d, "run") && n == 2) {
+            table = NULL;
+            rc = 0;
             if (s->nruns == MAX_RUNS) {
                 rc = sb_fail("%s:%d: more than %d runs", path, line, MAX_RUNS);
                 break;
@@ -309,8 +324,35 @@ static int parse(study *s, const char *path, char **defines, int ndefines)
                                "study's output directory)",
                                path, line, w[1])
                      : copy_word(run->dump, sizeof run->dump, w[1], path, line);
+        } else if (!strcmp(d, "table") && n >= 2) {
+            run = NULL; /* a table ends the run before it, as a figure does */
+            if (s->ntables == MAX_TABLES) {
+                rc = sb_fail("%s:%d: more than %d tables", path, line, MAX_TABLES);
+                break;
+            }
+            table = &s->tables[s->ntables++];
+            table->line = line;
+            rc = copy_word(table->name, sizeof table->name, w[1], path, line);
+            if (!rc && strchr(table->name, '/'))
+                rc = sb_fail("%s:%d: table %s: give a name without '/'", path, line, w[1]);
+            for (int i = 2; rc == 0 && i < n; i++)
+                rc = sb_table_key(table, w[i], path, line);
+        } else if (!strcmp(d, "records") && n >= 3) {
+            run = NULL;
+            table = NULL;
+            if (s->nrecords == MAX_RECORDS) {
+                rc = sb_fail("%s:%d: more than %d records lines", path, line, MAX_RECORDS);
+                break;
+            }
+            sb_table_source *r = &s->records[s->nrecords++];
+            rc = copy_word(r->name, sizeof r->name, w[1], path, line) ||
+                 copy_word(r->pattern, sizeof r->pattern, w[2], path, line);
+            for (int i = 3, len = 0; rc == 0 && i < n; i++)
+                len += snprintf(r->how + len, len < (int)sizeof r->how ? sizeof r->how - len : 0,
+                                "%s%s", i > 3 ? " " : "", w[i]);
         } else if (!strcmp(d, "figure") && n >= 3) {
             run = NULL; /* a figure ends the run before it: later options are the study's */
+            table = NULL;
             if (s->nfigures == MAX_FIGURES) {
                 rc = sb_fail("%s:%d: more than %d figures", path, line, MAX_FIGURES);
                 break;
@@ -381,6 +423,63 @@ static const study_run *find_run(const study *s, const char *name, size_t len)
     return NULL;
 }
 
+static const sb_table_source *find_source(const study *s, const char *name, size_t len)
+{
+    for (int i = 0; i < s->nsources; i++)
+        if (strlen(s->sources[i].name) == len && strncmp(s->sources[i].name, name, len) == 0)
+            return &s->sources[i];
+    return NULL;
+}
+
+/* Every run and records line as a name that from= may give. */
+static int list_sources(study *s)
+{
+    s->nsources = 0;
+    for (int i = 0; i < s->nruns; i++) {
+        sb_table_source *src = &s->sources[s->nsources++];
+        memset(src, 0, sizeof *src);
+        snprintf(src->name, sizeof src->name, "%s", s->runs[i].name);
+        snprintf(src->pattern, sizeof src->pattern, "%s.json", s->runs[i].name);
+        src->is_run = 1;
+    }
+    for (int i = 0; i < s->nrecords; i++) {
+        if (find_source(s, s->records[i].name, strlen(s->records[i].name)))
+            return sb_fail("%s: records %s: a run or records line has that name already",
+                           s->path, s->records[i].name);
+        if (strchr(s->records[i].pattern, '/'))
+            return sb_fail("%s: records %s %s: give a file name or pattern without '/' (records "
+                           "are read from the study's output directory)",
+                           s->path, s->records[i].name, s->records[i].pattern);
+        s->sources[s->nsources++] = s->records[i];
+    }
+    return 0;
+}
+
+/* The table's columns: every point of the runs its from= lists (the table's and its rows'). */
+static int table_points(const study *s, sb_table *t, const sb_workload *w)
+{
+    for (int r = 0; r < s->nruns; r++) {
+        const study_run *run = &s->runs[r];
+        int named = 0;
+        for (int i = -1; i < t->nrows && !named; i++) {
+            const char *from = i < 0 ? t->key[SB_TK_FROM] : t->rows[i].key[SB_TK_FROM];
+            for (const char *p = from; *p && !named;) {
+                size_t n = strcspn(p, ",");
+                named = strlen(run->name) == n && strncmp(run->name, p, n) == 0;
+                p += n + (p[n] == ',');
+            }
+        }
+        int last = 0;
+        for (long k = 0; named && !last; k++) {
+            sb_params params;
+            if (point_params(s, run, w, k, &params, &last) != 0 ||
+                sb_table_add_point(t, &params, s->path) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 static int check_variants(const study *s, const study_run *run, const sb_workload *w)
 {
     char list[sizeof run->variants];
@@ -415,17 +514,26 @@ static int check_study(study *s, const sb_workload *w)
                 return -1;
         }
     }
+    if (list_sources(s) != 0)
+        return -1;
     for (int i = 0; i < s->nfigures; i++) {
         const study_figure *fig = &s->figures[i];
         if (!fig->from[0])
             return sb_fail("%s:%d: figure %s has no from=RUN", s->path, fig->line, fig->name);
         for (const char *r = fig->from; *r;) {
             size_t n = strcspn(r, ",");
-            if (!find_run(s, r, n))
-                return sb_fail("%s:%d: figure %s: from=%s: the study has no run '%.*s'",
+            if (!find_source(s, r, n))
+                return sb_fail("%s:%d: figure %s: from=%s: the study has no run or records "
+                               "'%.*s'",
                                s->path, fig->line, fig->name, fig->from, (int)n, r);
             r += n + (r[n] == ',');
         }
+    }
+    for (int i = 0; i < s->ntables; i++) {
+        sb_table *t = &s->tables[i];
+        if (sb_table_check_sources(t, s->sources, s->nsources, s->path) != 0 ||
+            table_points(s, t, w) != 0 || sb_table_check(t, w, s->path) != 0)
+            return -1;
     }
     return 0;
 }
@@ -501,10 +609,12 @@ static int find_dumps(const study *s, const study_figure *fig, const sb_workload
     int nruns = 0;
     for (const char *r = fig->from; *r && nruns < MAX_RUNS;) {
         size_t len = strcspn(r, ",");
-        const study_run *run = find_run(s, r, len); /* there: check_study made sure */
+        const study_run *run = find_run(s, r, len); /* NULL: a records line (no dumps) */
+        r += len + (r[len] == ',');
+        if (!run)
+            continue;
         runs[nruns++] = run;
         total += run->dump[0] ? run->npoints : 0;
-        r += len + (r[len] == ',');
     }
     *n = 0;
     if (total == 0)
@@ -532,17 +642,35 @@ static int find_dumps(const study *s, const study_figure *fig, const sb_workload
     return 0;
 }
 
+#define MAX_INPUTS 64
+
 static int draw(const study *s, const study_figure *fig, const sb_workload *w, const char *dir)
 {
-    const char *inputs[MAX_RUNS];
-    char paths[MAX_RUNS][2048], from[256], prefix[2048], script[1024];
+    const char *inputs[MAX_INPUTS];
+    static char paths[MAX_INPUTS][2048];
+    char from[256], prefix[2048], script[1024];
     int n = 0, ndumps = 0;
     snprintf(from, sizeof from, "%s", fig->from);
-    for (char *save = NULL, *r = strtok_r(from, ",", &save); r && n < MAX_RUNS;
+    for (char *save = NULL, *r = strtok_r(from, ",", &save); r && n < MAX_INPUTS;
          r = strtok_r(NULL, ",", &save)) {
-        snprintf(paths[n], sizeof paths[n], "%s/%s.json", dir, r);
-        inputs[n] = paths[n];
-        n++;
+        const sb_table_source *src = find_source(s, r, strlen(r));
+        if (src->is_run) {
+            snprintf(paths[n], sizeof paths[n], "%s/%s", dir, src->pattern);
+            inputs[n] = paths[n];
+            n++;
+            continue;
+        }
+        char pattern[2048]; /* records: every file there (none: the figure goes without) */
+        glob_t g;
+        snprintf(pattern, sizeof pattern, "%s/%s", dir, src->pattern);
+        if (glob(pattern, 0, NULL, &g) != 0)
+            continue;
+        for (size_t i = 0; i < g.gl_pathc && n < MAX_INPUTS; i++) {
+            snprintf(paths[n], sizeof paths[n], "%s", g.gl_pathv[i]);
+            inputs[n] = paths[n];
+            n++;
+        }
+        globfree(&g);
     }
     char(*dumps)[2048] = NULL;
     const char **dump_list = NULL;
@@ -597,10 +725,11 @@ static int print_plan(const study *s, const sb_workload *w)
                            s->path, fig->line, fig->name, script, strerror(errno),
                            sb_plots_dir());
     }
-    printf("study %s (%s): %d run%s, %d figure%s; checked: every point's parameters, the "
-           "variants, references, figure inputs and scripts\n",
+    printf("study %s (%s): %d run%s, %d figure%s, %d table%s; checked: every point's "
+           "parameters, the variants, references, figure inputs and scripts, the tables' rows, "
+           "columns, published values and placeholders\n",
            s->name, s->path, s->nruns, s->nruns == 1 ? "" : "s", s->nfigures,
-           s->nfigures == 1 ? "" : "s");
+           s->nfigures == 1 ? "" : "s", s->ntables, s->ntables == 1 ? "" : "s");
     for (int i = 0; i < s->nruns; i++) {
         const study_run *run = &s->runs[i];
         printf("run %s: %ld point%s; variants %s; reference %s", run->name, run->npoints,
@@ -619,10 +748,16 @@ static int print_plan(const study *s, const sb_workload *w)
         }
         putchar('\n');
     }
+    for (int i = 0; i < s->nrecords; i++)
+        printf("records %s: %s in the output directory, written by another command%s%s\n",
+               s->records[i].name, s->records[i].pattern, s->records[i].how[0] ? ": " : "",
+               s->records[i].how);
     for (int i = 0; i < s->nfigures; i++)
         printf("figure %s: %s from %s%s%s\n", s->figures[i].name, s->figures[i].kind,
                s->figures[i].from, s->figures[i].script[0] ? ", script " : "",
                s->figures[i].script);
+    for (int i = 0; i < s->ntables; i++)
+        sb_table_plan(&s->tables[i], stdout);
     return 0;
 }
 
@@ -697,8 +832,8 @@ int sb_cmd_study(int argc, char **argv)
         snprintf(dir, sizeof dir, "%s", out);
     else
         sb_default_run_path(s.name, "", dir, sizeof dir);
-    printf("study %s: %d sweeps, %d figures, into %s/\n", s.name, figures_only ? 0 : s.nruns,
-           s.nfigures, dir);
+    printf("study %s: %d sweeps, %d figures, %d tables, into %s/\n", s.name,
+           figures_only ? 0 : s.nruns, s.nfigures, s.ntables, dir);
     sb_point_outcome total = {0, 0, 0, 0, 0};
     for (int i = 0; i < s.nruns && !figures_only; i++) {
         if (nonly > 0 && !listed(only, nonly, s.runs[i].name))
@@ -710,9 +845,10 @@ int sb_cmd_study(int argc, char **argv)
             return 2;
         }
     }
-    int drawn = 0;
+    int drawn = 0, tabled = 0;
     if (nonly > 0)
-        printf("figures: when every run is done, stagebench study %s --out %s --figures-only\n",
+        printf("figures and tables: when every run is done, stagebench study %s --out %s "
+               "--figures-only\n",
                file, dir);
     for (int i = 0; i < s.nfigures && nonly == 0; i++) {
         if (draw(&s, &s.figures[i], w, dir) == 0) {
@@ -722,9 +858,17 @@ int sb_cmd_study(int argc, char **argv)
             printf("figure %s: not drawn: %s\n", s.figures[i].name, sb_error());
         }
     }
+    for (int i = 0; i < s.ntables && nonly == 0; i++) {
+        if (sb_table_render(&s.tables[i], s.sources, s.nsources, dir, stdout) == 0) {
+            printf("table %s: %s/%s.md\n", s.tables[i].name, dir, s.tables[i].name);
+            tabled++;
+        } else {
+            printf("table %s: not made: %s\n", s.tables[i].name, sb_error());
+        }
+    }
     printf("study %s: %d valid, %d invalid, %d failed, %d skipped records; %d of %d figures; "
-           "in %s/\n",
+           "%d of %d tables; in %s/\n",
            s.name, total.valid, total.invalid, total.failed, total.skipped, drawn, s.nfigures,
-           dir);
+           tabled, s.ntables, dir);
     return total.invalid || total.failed ? 1 : 0;
 }
