@@ -523,8 +523,8 @@ static int check_study(study *s, const sb_workload *w)
         for (const char *r = fig->from; *r;) {
             size_t n = strcspn(r, ",");
             if (!find_source(s, r, n))
-                return sb_fail("%s:%d: figure %s: from=%s: the study has no run or records "
-                               "'%.*s'",
+                return sb_fail("%s:%d: figure %s: from=%s: the study has no run '%.*s' (nor a "
+                               "records line of that name)",
                                s->path, fig->line, fig->name, fig->from, (int)n, r);
             r += n + (r[n] == ',');
         }

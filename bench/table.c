@@ -256,9 +256,9 @@ static const char *const facts[] = {
     "value", "bytes", "bytes_per_second", "pct_peak", "h2d", "d2h", "d2d", "peer", "transfers",
     "memory", "kernel", "registers", "occupancy", "limiter", "blocks_per_sm", "local_bytes",
     "block_threads", "device", "fp64_ratio", "sm_count", "samples", "noise", "status", "reason",
-    "variant", NULL};
+    "variant", "items", "value_bw", "value_pct_peak", NULL};
 static const char *const numeric_facts[] = {
-    "value", "bytes", "bytes_per_second", "h2d", "d2h", "d2d", "peer", "transfers", "memory",
+    "value", "items", "value_bw", "value_pct_peak", "bytes", "bytes_per_second", "h2d", "d2h", "d2d", "peer", "transfers", "memory",
     "registers", "occupancy", "blocks_per_sm", "local_bytes", "block_threads", "fp64_ratio",
     "sm_count", NULL};
 
@@ -274,6 +274,8 @@ static int known_fact(const char *name, int numeric)
 {
     if (!strncmp(name, "phase:", 6) || (!numeric && !strncmp(name, "param:", 6)))
         return name[6] != '\0';
+    if (!strncmp(name, "output:", 7))
+        return name[7] != '\0';
     return listed(numeric ? numeric_facts : facts, name);
 }
 
@@ -300,8 +302,9 @@ static int check_placeholders(const sb_table *t, const sb_table_row *r, const ch
                            "value, bytes, bytes_per_second, pct_peak, h2d, d2h, d2d, peer, "
                            "transfers, memory, kernel, registers, occupancy, limiter, "
                            "blocks_per_sm, local_bytes, block_threads, device, fp64_ratio, "
-                           "sm_count, samples, noise, status, reason, variant, phase:NAME, "
-                           "param:NAME; base_FACT; FACT/base; ratio, published, col, unit, "
+                           "sm_count, samples, noise, status, reason, variant, items, value_bw, "
+                           "value_pct_peak, phase:NAME, "
+                           "output:NAME, param:NAME; base_FACT; FACT/base; ratio, published, col, unit, "
                            "base_variant)",
                            path, r->explain_line, t->name, r->label, (int)(close - p - 1), p + 1);
         if ((!strncmp(name, "base_", 5) || strstr(p, "/base}") == close - 5) &&
@@ -341,7 +344,8 @@ static int check_names(const sb_table *t, const sb_table_row *r, const sb_table_
         for (int i = 0; i < nsrc; i++)
             found |= !strcmp(src[i].name, s);
         if (!found)
-            return sb_fail("%s:%d: table %s: from=%s: the study has no run or records '%s'",
+            return sb_fail("%s:%d: table %s: from=%s: the study has no run '%s' (nor a records "
+                           "line of that name)",
                            path, r->key[SB_TK_FROM][0] ? r->line : t->line, t->name,
                            row_key_value(t, r, SB_TK_FROM), s);
     }
@@ -849,7 +853,8 @@ static void fact(const sb_table *t, const sb_table_row *row, const rec *r, const
         }
         *num = number_at(d, !strcmp(name, "sm_count") ? "sm_count" : "single_to_double_perf_ratio",
                          NULL);
-        fmt_number(*num, text, cap);
+        if (isfinite(*num))
+            snprintf(text, cap, "%g", *num);
         return;
     }
     if (strcmp(status, "valid"))
@@ -874,7 +879,26 @@ static void fact(const sb_table *t, const sb_table_row *row, const rec *r, const
             fmt_bytes(*num, text, cap);
             return;
         }
-    if (!strcmp(name, "transfers")) {
+    if (!strcmp(name, "value_bw") || !strcmp(name, "value_pct_peak")) {
+        /* the bytes the record counts over the seconds of the row's value in a run */
+        double bw = number_at(sb, "derived", "bytes_moved") /
+                    record_value(r, row_key_value(t, row, SB_TK_VALUE), NULL);
+        json_t *d = json_is_integer(json_object_get(sb, "device")) ? device_of(r) : NULL;
+        double peak = d ? number_at(d, "peak_dram_bytes_per_second", NULL) : NAN;
+        *num = !strcmp(name, "value_bw") ? bw : 100 * bw / peak;
+        fmt_number(!strcmp(name, "value_bw") ? *num / 1e9 : *num, text, cap);
+        if (isfinite(*num))
+            snprintf(text + strlen(text), cap - strlen(text), "%s",
+                     !strcmp(name, "value_bw") ? " GB/s" : " %");
+    } else if (!strncmp(name, "output:", 7) || !strcmp(name, "items")) {
+        json_t *derived = json_object_get(sb, "derived");
+        *num = !strcmp(name, "items") ? number_at(derived, "items", NULL)
+                                      : number_at(json_object_get(derived, "output"), name + 7, NULL);
+        if (!strcmp(name, "items") && isfinite(*num))
+            snprintf(text, cap, "%.3g", *num);
+        else
+            fmt_number(*num, text, cap);
+    } else if (!strcmp(name, "transfers")) {
         json_t *x = json_object_get(sb, "transfers");
         *num = number_at(x, "h2d", NULL) + number_at(x, "d2h", NULL) + number_at(x, "d2d", NULL) +
                number_at(x, "peer", NULL);
@@ -968,14 +992,15 @@ static size_t describe_value(const char *value, char *out, size_t cap)
     size_t len;
     if (!strcmp(value, "time") || !strcmp(value, "wall") || !strcmp(value, "steady"))
         return (size_t)snprintf(out, cap, "%s",
-                                !strcmp(value, "time")   ? "median time of a run"
-                                : !strcmp(value, "wall") ? "median wall-clock time of a run"
-                                                         : "median time of the step loop");
-    len = (size_t)snprintf(out, cap, "phase%s ", strchr(value, '+') ? "s" : "");
+                                !strcmp(value, "time")   ? "the median time of a run"
+                                : !strcmp(value, "wall") ? "the median wall-clock time of a run"
+                                                         : "the median time of the step loop");
+    len = (size_t)snprintf(out, cap, "the ");
     for (const char *p = value + 6; *p && len + 4 < cap; p++)
         len += *p == '+' ? (size_t)snprintf(out + len, cap - len, " + ")
                          : (size_t)snprintf(out + len, cap - len, "%c", *p);
-    len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, " of the last timed run");
+    len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, " phase%s of the last timed run",
+                            strchr(value, '+') ? "s" : "");
     return len < cap ? len : cap - 1;
 }
 
@@ -1030,7 +1055,7 @@ static void legend(FILE *f, const sb_table *t)
         const char *speedup = row_key_value(t, row, SB_TK_SPEEDUP), *ratio = row_key_value(t, row, SB_TK_RATIO);
         char *v = desc[0][i], *r = desc[1][i];
         size_t len = describe_value(row_key_value(t, row, SB_TK_VALUE), v, 512);
-        snprintf(v + len, 512 - len, "%s%s, in %s", per[0] ? " per " : "", per,
+        snprintf(v + len, 512 - len, "%s%s, in %s", per[0] ? " / " : "", per,
                  unit_name(t->unit));
         r[0] = '\0';
         if (speedup[0])
