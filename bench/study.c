@@ -7,7 +7,8 @@
  *   option NAME [VALUE]            a measurement option, as on `stagebench run`, for every run
  *   run NAME                       a sweep, recorded in NAME.json / NAME.csv; then, indented:
  *     param NAME=VALUE             fixed parameter
- *     sweep NAME=V1,V2,...         swept parameter (several sweeps: every combination)
+ *     sweep NAME=V1,V2,...         swept parameter (several sweeps: every combination);
+ *     sweep NAME:NAME=V:V,V:V,...  parameters swept together (a zipped sweep: 64:16,128:32)
  *     variants LIST                "all" or a comma-separated list
  *     device N|all                 as run --device
  *     reference VARIANT            as run --reference: the variant whose output validates the
@@ -15,14 +16,54 @@
  *     dump NAME                    each point's output, as run --dump-output: NAME.txt for a run
  *                                  of one point, else NAME-<sweep>=<value>,<sweep>=<value>.txt
  *     option NAME [VALUE]          for this run only, over the study's options
- *   figure NAME KIND KEY=VALUE...  KIND time|speedup|series|data; keys: from (runs,
+ *   records NAME PATTERN [HOW...]  records files another command writes into the output
+ *                                  directory (PATTERN: a glob there, e.g. mpi-np2-*.json from
+ *                                  mpirun); from= of figures and tables may name them; HOW is
+ *                                  said when no file matches
+ *   figure NAME KIND KEY=VALUE...  KIND time|speedup|series|data; keys: from (runs or records,
  *                                  comma-separated), variants, baseline, x, series, where, title,
  *                                  script. A data figure's script (required) reads the runs' CSV
  *                                  and dump files itself (bench/plot.h: the variables it gets).
- * An `option` line after a `run` and before the next `run` or `figure` is that run's; the
- * study's go before the first run. ${STUDY_DIR} is the study file's directory. Every point of
- * every run is checked (parameters, variants, reference, figure inputs) before the first runs,
- * so that a typo fails at once rather than hours into a session; --check stops there. */
+ *   table NAME KEY=VALUE...        a table of the records (bench/table.c), printed and written
+ *                                  as DIR/NAME.md after the runs and with --figures-only: a line
+ *                                  per `row`, a column per distinct value of the cols= parameters
+ *                                  among the points of the runs it reads, in increasing order;
+ *                                  keys: from=RUN,... (runs or records), cols=P1[,P2],
+ *                                  col-label=TEXT ({P1} is the value: "{outer}²×{inner}²"),
+ *                                  unit=s|ms|us (ms), title=TEXT, and every row key below as
+ *                                  the default of every row. Then, indented:
+ *     row LABEL KEY=VALUE...       keys: variant=V (default: the label), where=P=V,P=V,
+ *                                  from=RUN,..., value=time|wall|steady|phase:A[+B...] (seconds
+ *                                  of the median run, of its step loop, or of the phases of its
+ *                                  last run), per=P (divided by that parameter, e.g. steps),
+ *                                  speedup=V (the cell's ratio: V's value / the row's) or
+ *                                  ratio=V (the row's / V's), base-where=P=V,... (which record
+ *                                  of V: the same column, from any run of the table),
+ *                                  kernel=PATTERN,... (the kernel-table row the kernel facts
+ *                                  below read: the first whose name matches, glob; default the
+ *                                  run's longest)
+ *     published LABEL V1 V2 ...    the paper's value per column, shown as-is on a *paper* line
+ *     explain LABEL [at=V1,V2] TEXT  written under the table at one column (at=, or the last
+ *                                  with a valid record), {placeholders} filled from the records:
+ *                                  FACT of the row's record, base_FACT of its base's, FACT/base
+ *                                  their quotient, and {ratio}, {published}, {col}, {unit},
+ *                                  {base_variant}. FACTs: value, value_bw (derived.bytes_moved
+ *                                  over the value's seconds), value_pct_peak (of the measured
+ *                                  DRAM peak), bytes (derived.bytes_moved), bytes_per_second,
+ *                                  pct_peak, items, h2d, d2h, d2d, peer, transfers (their sum),
+ *                                  memory, kernel, registers, occupancy, limiter, blocks_per_sm,
+ *                                  local_bytes, block_threads, device, fp64_ratio (FP32:FP64
+ *                                  throughput), sm_count, samples, noise, status, reason,
+ *                                  variant, phase:NAME, output:NAME, param:NAME
+ *     note TEXT                    a paragraph under the table
+ *                                  A cell without a value says why: X (reason) for a skipped
+ *                                  record (a memory refusal as "needs A, B free"; a long reason
+ *                                  as a numbered note), failed [n] or invalid [n], or — (none).
+ * An `option` line after a `run` and before the next `run`, `table` or `figure` is that run's;
+ * the study's go before the first run. ${STUDY_DIR} is the study file's directory. Every point of
+ * every run is checked (parameters, variants, reference, figure inputs, tables' rows, columns,
+ * published counts and placeholders) before the first runs, so that a typo fails at once rather
+ * than hours into a session; --check stops there. */
 #include <ctype.h>
 #include <errno.h>
 #include <glob.h>
@@ -97,10 +138,12 @@ static const char usage[] =
     "usage: stagebench study <file.study> [--define KEY=VALUE]... [--out DIR] [--quiet]\n"
     "                        [--run NAME]... [--figures-only] [--check]\n"
     "  runs every sweep of the study file into DIR (default results/runs/<study>-<UTC time>/),\n"
-    "  one records file per sweep, then draws its figures there (PNG and SVG).\n"
-    "  --run NAME: only that sweep (repeatable); figures are then left for --figures-only.\n"
-    "  --figures-only: draw the figures from the records already in DIR (--out required), e.g.\n"
-    "  after running the sweeps on a machine without gnuplot.\n"
+    "  one records file per sweep, then draws its figures there (PNG and SVG) and prints its\n"
+    "  tables (also written there as NAME.md).\n"
+    "  --run NAME: only that sweep (repeatable); figures and tables are then left for\n"
+    "  --figures-only.\n"
+    "  --figures-only: draw the figures and print the tables from the records already in DIR\n"
+    "  (--out required), e.g. after running the sweeps on a machine without gnuplot.\n"
     "  --check: check the file (every point's parameters, variants, references, figure inputs\n"
     "  and scripts), print what it would run, and run nothing.\n";
 
@@ -407,8 +450,19 @@ static int point_params(const study *s, const study_run *run, const sb_workload 
         if (nvalues == 0)
             return sb_fail("%s:%d: run %s: sweep %s has no values", s->path, run->line, run->name,
                            buf);
-        if (sb_params_set(p, buf, values[k % nvalues]) != 0)
-            return sb_fail_context("%s:%d: run %s", s->path, run->line, run->name);
+        /* NAME:NAME=V:V,...: the parameters of a zipped sweep take their values together */
+        char value[SB_PARAM_TEXT];
+        snprintf(value, sizeof value, "%s", values[k % nvalues]);
+        const char *split = strchr(buf, ':') ? ":" : ""; /* a plain sweep's value is whole */
+        char *name_save = NULL, *value_save = NULL, *name = strtok_r(buf, ":", &name_save);
+        char *v = strtok_r(value, split, &value_save);
+        for (; name && v; name = strtok_r(NULL, ":", &name_save), v = strtok_r(NULL, split, &value_save))
+            if (sb_params_set(p, name, v) != 0)
+                return sb_fail_context("%s:%d: run %s", s->path, run->line, run->name);
+        if (name || v)
+            return sb_fail("%s:%d: run %s: sweep %s: the value '%s' does not give one value per "
+                           "parameter (V:V:... for NAME:NAME:...)",
+                           s->path, run->line, run->name, run->sweeps[i], values[k % nvalues]);
         *last &= (k % nvalues) == nvalues - 1;
         k /= nvalues;
     }
@@ -544,12 +598,16 @@ static void dump_name(const study_run *run, const sb_params *params, char *out, 
 {
     size_t len = (size_t)snprintf(out, cap, "%s", run->dump);
     for (int i = 0; run->npoints > 1 && i < run->nsweeps && len + 1 < cap; i++) {
-        char name[SB_PARAM_TEXT];
-        snprintf(name, sizeof name, "%.*s", (int)strcspn(run->sweeps[i], "="), run->sweeps[i]);
-        len += (size_t)snprintf(out + len, cap - len, "%c%s=", i ? ',' : '-', name);
-        for (const char *c = sb_param_text(params, name); *c && len + 1 < cap; c++)
-            out[len++] = isalnum((unsigned char)*c) || strchr("._+-", *c) ? *c : '_';
-        out[len < cap ? len : cap - 1] = '\0';
+        char names[SB_PARAM_TEXT];
+        snprintf(names, sizeof names, "%.*s", (int)strcspn(run->sweeps[i], "="), run->sweeps[i]);
+        int first = 1;
+        for (char *save = NULL, *name = strtok_r(names, ":", &save); name && len + 1 < cap;
+             name = strtok_r(NULL, ":", &save), first = 0) {
+            len += (size_t)snprintf(out + len, cap - len, "%c%s=", i || !first ? ',' : '-', name);
+            for (const char *c = sb_param_text(params, name); *c && len + 1 < cap; c++)
+                out[len++] = isalnum((unsigned char)*c) || strchr("._+-", *c) ? *c : '_';
+            out[len < cap ? len : cap - 1] = '\0';
+        }
     }
     if (len < cap)
         snprintf(out + len, cap - len, ".txt");

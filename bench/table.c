@@ -51,6 +51,8 @@ int sb_table_key(sb_table *t, const char *kv, const char *path, int line)
         return rc;
     if (eq && !strncmp(kv, "title=", 6))
         return copy(t->title, sizeof t->title, eq + 1, path, line);
+    if (eq && !strncmp(kv, "columns=", 8))
+        return copy(t->columns, sizeof t->columns, eq + 1, path, line);
     if (eq && !strncmp(kv, "col-label=", 10))
         return copy(t->col_label, sizeof t->col_label, eq + 1, path, line);
     if (eq && !strncmp(kv, "unit=", 5)) {
@@ -72,7 +74,7 @@ int sb_table_key(sb_table *t, const char *kv, const char *path, int line)
         }
         return 0;
     }
-    return sb_fail("%s:%d: table %s: '%s' is not a table key (from, cols, col-label, unit, "
+    return sb_fail("%s:%d: table %s: '%s' is not a table key (from, cols, columns, col-label, unit, "
                    "title, variant, where, value, per, kernel, speedup, ratio, base-where)",
                    path, line, t->name, kv);
 }
@@ -187,15 +189,46 @@ static int compare_values(const char *a, const char *b)
     return strcmp(a, b);
 }
 
+/* columns=V:V,V:V into the columns. */
+static int parse_columns(sb_table *t, const char *path)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", t->columns);
+    t->ncols = 0;
+    for (char *save = NULL, *c = strtok_r(buf, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
+        if (t->ncols == SB_TABLE_COLS)
+            return sb_fail("%s:%d: table %s: more than %d columns", path, t->line, t->name,
+                           SB_TABLE_COLS);
+        int k = 0;
+        for (char *vs = NULL, *v = strtok_r(c, ":", &vs); v; v = strtok_r(NULL, ":", &vs), k++)
+            if (k < SB_TABLE_COL_PARAMS)
+                snprintf(t->col_value[t->ncols][k], 64, "%s", v);
+        if (k != t->ncol_params)
+            return sb_fail("%s:%d: table %s: columns=%s: give %d value%s a column (V:V for "
+                           "cols=P:P), comma-separated",
+                           path, t->line, t->name, t->columns, t->ncol_params,
+                           t->ncol_params > 1 ? "s" : "");
+        t->ncols++;
+    }
+    return 0;
+}
+
 int sb_table_add_point(sb_table *t, const sb_params *p, const char *path)
 {
+    if (t->columns[0] && !t->ncols && parse_columns(t, path) != 0)
+        return -1;
     for (int c = 0; c < t->ncols; c++) {
         int same = 1;
         for (int k = 0; k < t->ncol_params; k++)
             same &= same_value(t->col_value[c][k], sb_param_text(p, t->col_param[k]));
-        if (same)
+        if (same) {
+            t->col_covered[c] = 1;
             return 0;
+        }
     }
+    if (t->columns[0])
+        return 0; /* a point outside the given columns: not shown */
+    t->col_covered[t->ncols] = 1;
     if (t->ncols == SB_TABLE_COLS)
         return sb_fail("%s:%d: table %s: more than %d columns", path, t->line, t->name,
                        SB_TABLE_COLS);
@@ -389,11 +422,14 @@ int sb_table_check(sb_table *t, const sb_workload *w, const char *path)
         if (!is_param(w, t->col_param[k]))
             return sb_fail("%s:%d: table %s: cols: '%s' is not a parameter of %s", path, t->line,
                            t->name, t->col_param[k], w->name);
+    if (t->columns[0] && !t->ncols && parse_columns(t, path) != 0)
+        return -1;
     if (t->ncols == 0)
         return sb_fail("%s:%d: table %s: no column: from= names no run of the study", path,
                        t->line, t->name);
     col_cmp_table_ncol = t->ncol_params;
-    qsort(t->col_value, (size_t)t->ncols, sizeof t->col_value[0], col_cmp);
+    if (!t->columns[0]) /* all covered: the sort keeps col_covered right */
+        qsort(t->col_value, (size_t)t->ncols, sizeof t->col_value[0], col_cmp);
     if (!t->unit[0])
         snprintf(t->unit, sizeof t->unit, "ms");
     for (int i = 0; i < t->nrows; i++) {
@@ -1031,12 +1067,14 @@ static void print_devices(FILE *f, const loaded *L)
             snprintf(many, sizeof many, "%zu × %.480s", n, line);
             snprintf(line, sizeof line, "%s", many);
         }
+        char key[300]; /* one line a kind of machine: the measured peak varies run to run */
+        snprintf(key, sizeof key, "%zu %.280s", n, text_of(d, "name"));
         int dup = 0;
         for (int k = 0; k < nseen; k++)
-            dup |= !strcmp(seen[k], line);
+            dup |= !strcmp(seen[k], key);
         if (!dup && nseen < 8) {
             fprintf(f, "%s%s", nseen ? "; " : "", line);
-            snprintf(seen[nseen++], sizeof seen[0], "%s", line);
+            snprintf(seen[nseen++], sizeof seen[0], "%s", key);
         }
     }
     if (nseen == 0)
@@ -1176,6 +1214,9 @@ static int render(FILE *f, const sb_table *t, const loaded *L, const int *all_so
         if (!row->explain[0])
             continue;
         int c = row->explain_at[0] ? column_of(t, row->explain_at) : -1;
+        for (int k = t->ncols - 1; c < 0 && k >= 0; k--) /* the row's and its base's */
+            if (isfinite(cells[i][k].value) && (!cells[i][k].base || isfinite(cells[i][k].ratio)))
+                c = k;
         for (int k = t->ncols - 1; c < 0 && k >= 0; k--)
             if (isfinite(cells[i][k].value))
                 c = k;
@@ -1241,5 +1282,12 @@ void sb_table_plan(const sb_table *t, FILE *out)
         published += t->rows[i].npublished > 0;
         explained += t->rows[i].explain[0] != '\0';
     }
-    fprintf(out, "), %d with published values, %d explained\n", published, explained);
+    fprintf(out, "), %d with published values, %d explained", published, explained);
+    for (int c = 0, n = 0; c < t->ncols; c++)
+        if (!t->col_covered[c]) {
+            char label[128];
+            col_label(t, c, label, sizeof label);
+            fprintf(out, "%s%s", n++ ? ", " : "; no run covers ", label);
+        }
+    fputc('\n', out);
 }

@@ -44,8 +44,10 @@ typedef struct sb_table {
     char key[SB_TK_COUNT][256];
     char col_param[SB_TABLE_COL_PARAMS][64];
     int ncol_params;
-    char col_value[SB_TABLE_COLS][SB_TABLE_COL_PARAMS][64]; /* from the study's points */
+    char col_value[SB_TABLE_COLS][SB_TABLE_COL_PARAMS][64]; /* columns=, or the study's points */
     int ncols;
+    char columns[512]; /* columns=V:V,V:V: the columns, in this order, whatever the runs cover */
+    int col_covered[SB_TABLE_COLS]; /* a point of a run it reads is there */
     sb_table_row rows[SB_TABLE_ROWS];
     int nrows;
     char notes[SB_TABLE_NOTES][SB_TABLE_TEXT];
