@@ -694,13 +694,18 @@ static void fmt_number(double x, char *buf, size_t cap)
         snprintf(buf, cap, "%.3g", x);
 }
 
-/* A ratio: two decimals below 10 (the paper's), fewer above. */
+/* A ratio: two decimals below 10 (the paper's), fewer above, two digits below 0.01. */
 static void fmt_ratio(double x, char *buf, size_t cap)
 {
     if (!isfinite(x))
         snprintf(buf, cap, "n/a");
     else
-        snprintf(buf, cap, fabs(x) >= 100 ? "%.0f" : fabs(x) >= 10 ? "%.1f" : "%.2f", x);
+        snprintf(buf, cap,
+                 fabs(x) >= 100  ? "%.0f"
+                 : fabs(x) >= 10 ? "%.1f"
+                 : fabs(x) >= 0.01 || x == 0 ? "%.2f"
+                                             : "%.2g",
+                 x);
 }
 
 static void fmt_bytes(double b, char *buf, size_t cap)
