@@ -456,7 +456,8 @@ static int point_params(const study *s, const study_run *run, const sb_workload 
         const char *split = strchr(buf, ':') ? ":" : ""; /* a plain sweep's value is whole */
         char *name_save = NULL, *value_save = NULL, *name = strtok_r(buf, ":", &name_save);
         char *v = strtok_r(value, split, &value_save);
-        for (; name && v; name = strtok_r(NULL, ":", &name_save), v = strtok_r(NULL, split, &value_save))
+        for (; name && v;
+             name = strtok_r(NULL, ":", &name_save), v = strtok_r(NULL, split, &value_save))
             if (sb_params_set(p, name, v) != 0)
                 return sb_fail_context("%s:%d: run %s", s->path, run->line, run->name);
         if (name || v)

@@ -19,8 +19,8 @@
 #include "../harness/json.h"
 #include "../harness/registry.h"
 
-static const char *const key_names[SB_TK_COUNT] = {
-    "from", "variant", "where", "value", "per", "kernel", "speedup", "ratio", "base-where"};
+static const char *const key_names[SB_TK_COUNT] = {"from",   "variant", "where", "value",     "per",
+                                                   "kernel", "speedup", "ratio", "base-where"};
 
 /* ---- reading the study file ---- */
 
@@ -74,9 +74,10 @@ int sb_table_key(sb_table *t, const char *kv, const char *path, int line)
         }
         return 0;
     }
-    return sb_fail("%s:%d: table %s: '%s' is not a table key (from, cols, columns, col-label, unit, "
-                   "title, variant, where, value, per, kernel, speedup, ratio, base-where)",
-                   path, line, t->name, kv);
+    return sb_fail(
+        "%s:%d: table %s: '%s' is not a table key (from, cols, columns, col-label, unit, "
+        "title, variant, where, value, per, kernel, speedup, ratio, base-where)",
+        path, line, t->name, kv);
 }
 
 static sb_table_row *find_row(sb_table *t, const char *label)
@@ -104,8 +105,8 @@ int sb_table_line(sb_table *t, char **w, int n, const char *path, int line)
     if (strcmp(d, "row") && strcmp(d, "published") && strcmp(d, "explain"))
         return 1;
     if (n < 3 && strcmp(d, "row"))
-        return sb_fail("%s:%d: table %s: '%s LABEL ...' needs a row's label and values", path,
-                       line, t->name, d);
+        return sb_fail("%s:%d: table %s: '%s LABEL ...' needs a row's label and values", path, line,
+                       t->name, d);
     if (n < 2)
         return sb_fail("%s:%d: table %s: 'row LABEL [KEY=VALUE...]'", path, line, t->name);
     if (!strcmp(d, "row")) {
@@ -247,8 +248,8 @@ static int is_param(const sb_workload *w, const char *name)
 }
 
 /* "k=v,k=v": every k a parameter. */
-static int check_where(const sb_workload *w, const char *where, const char *what,
-                       const char *path, int line)
+static int check_where(const sb_workload *w, const char *where, const char *what, const char *path,
+                       int line)
 {
     char buf[256];
     snprintf(buf, sizeof buf, "%s", where);
@@ -285,15 +286,45 @@ static int check_value(const sb_workload *w, const char *value, const char *path
 
 /* Placeholders: facts of the row's record, base_FACT of the base's, FACT/base their quotient,
  * and the cell's own ratio, published value, column and unit. */
-static const char *const facts[] = {
-    "value", "bytes", "bytes_per_second", "pct_peak", "h2d", "d2h", "d2d", "peer", "transfers",
-    "memory", "kernel", "registers", "occupancy", "limiter", "blocks_per_sm", "local_bytes",
-    "block_threads", "device", "fp64_ratio", "sm_count", "samples", "noise", "status", "reason",
-    "variant", "items", "value_bw", "value_pct_peak", NULL};
-static const char *const numeric_facts[] = {
-    "value", "items", "value_bw", "value_pct_peak", "bytes", "bytes_per_second", "h2d", "d2h", "d2d", "peer", "transfers", "memory",
-    "registers", "occupancy", "blocks_per_sm", "local_bytes", "block_threads", "fp64_ratio",
-    "sm_count", NULL};
+static const char *const facts[] = {"value",
+                                    "bytes",
+                                    "bytes_per_second",
+                                    "pct_peak",
+                                    "h2d",
+                                    "d2h",
+                                    "d2d",
+                                    "peer",
+                                    "transfers",
+                                    "memory",
+                                    "kernel",
+                                    "registers",
+                                    "occupancy",
+                                    "limiter",
+                                    "blocks_per_sm",
+                                    "local_bytes",
+                                    "block_threads",
+                                    "device",
+                                    "fp64_ratio",
+                                    "sm_count",
+                                    "samples",
+                                    "noise",
+                                    "status",
+                                    "reason",
+                                    "variant",
+                                    "items",
+                                    "value_bw",
+                                    "value_pct_peak",
+                                    NULL};
+static const char *const numeric_facts[] = {"value",         "items",
+                                            "value_bw",      "value_pct_peak",
+                                            "bytes",         "bytes_per_second",
+                                            "h2d",           "d2h",
+                                            "d2d",           "peer",
+                                            "transfers",     "memory",
+                                            "registers",     "occupancy",
+                                            "blocks_per_sm", "local_bytes",
+                                            "block_threads", "fp64_ratio",
+                                            "sm_count",      NULL};
 
 static int listed(const char *const *names, const char *name)
 {
@@ -331,15 +362,16 @@ static int check_placeholders(const sb_table *t, const sb_table_row *r, const ch
             ok = known_fact(!strncmp(name, "base_", 5) ? name + 5 : name, 0);
         }
         if (!ok)
-            return sb_fail("%s:%d: table %s: explain %s: {%.*s} is not a placeholder (facts: "
-                           "value, bytes, bytes_per_second, pct_peak, h2d, d2h, d2d, peer, "
-                           "transfers, memory, kernel, registers, occupancy, limiter, "
-                           "blocks_per_sm, local_bytes, block_threads, device, fp64_ratio, "
-                           "sm_count, samples, noise, status, reason, variant, items, value_bw, "
-                           "value_pct_peak, phase:NAME, "
-                           "output:NAME, param:NAME; base_FACT; FACT/base; ratio, published, col, unit, "
-                           "base_variant)",
-                           path, r->explain_line, t->name, r->label, (int)(close - p - 1), p + 1);
+            return sb_fail(
+                "%s:%d: table %s: explain %s: {%.*s} is not a placeholder (facts: "
+                "value, bytes, bytes_per_second, pct_peak, h2d, d2h, d2d, peer, "
+                "transfers, memory, kernel, registers, occupancy, limiter, "
+                "blocks_per_sm, local_bytes, block_threads, device, fp64_ratio, "
+                "sm_count, samples, noise, status, reason, variant, items, value_bw, "
+                "value_pct_peak, phase:NAME, "
+                "output:NAME, param:NAME; base_FACT; FACT/base; ratio, published, col, unit, "
+                "base_variant)",
+                path, r->explain_line, t->name, r->label, (int)(close - p - 1), p + 1);
         if ((!strncmp(name, "base_", 5) || strstr(p, "/base}") == close - 5) &&
             !row_key_value(t, r, SB_TK_SPEEDUP)[0] && !row_key_value(t, r, SB_TK_RATIO)[0])
             return sb_fail("%s:%d: table %s: explain %s: {%.*s} needs a base (speedup= or "
@@ -425,8 +457,8 @@ int sb_table_check(sb_table *t, const sb_workload *w, const char *path)
     if (t->columns[0] && !t->ncols && parse_columns(t, path) != 0)
         return -1;
     if (t->ncols == 0)
-        return sb_fail("%s:%d: table %s: no column: from= names no run of the study", path,
-                       t->line, t->name);
+        return sb_fail("%s:%d: table %s: no column: from= names no run of the study", path, t->line,
+                       t->name);
     col_cmp_table_ncol = t->ncol_params;
     if (!t->columns[0]) /* all covered: the sort keeps col_covered right */
         qsort(t->col_value, (size_t)t->ncols, sizeof t->col_value[0], col_cmp);
@@ -460,8 +492,7 @@ int sb_table_check(sb_table *t, const sb_workload *w, const char *path)
             return sb_fail("%s:%d: table %s: row %s: base '%s' is not a variant of %s", path,
                            r->line, t->name, r->label, base, w->name);
         if (check_where(w, row_key_value(t, r, SB_TK_WHERE), "where", path, r->line) != 0 ||
-            check_where(w, row_key_value(t, r, SB_TK_BASE_WHERE), "base-where", path,
-                        r->line) != 0)
+            check_where(w, row_key_value(t, r, SB_TK_BASE_WHERE), "base-where", path, r->line) != 0)
             return -1;
         if (r->npublished && r->npublished != t->ncols)
             return sb_fail("%s:%d: table %s: published %s gives %d values for %d columns (the "
@@ -471,8 +502,8 @@ int sb_table_check(sb_table *t, const sb_workload *w, const char *path)
         if (r->explain_at[0] && column_of(t, r->explain_at) < 0)
             return sb_fail("%s:%d: table %s: explain %s: at=%s is not a column (give the values "
                            "of %d parameter%s, comma-separated)",
-                           path, r->explain_line, t->name, r->label, r->explain_at,
-                           t->ncol_params, t->ncol_params > 1 ? "s" : "");
+                           path, r->explain_line, t->name, r->label, r->explain_at, t->ncol_params,
+                           t->ncol_params > 1 ? "s" : "");
         if (check_placeholders(t, r, path) != 0)
             return -1;
     }
@@ -516,22 +547,22 @@ static int load_file(loaded *L, const char *file, int source)
     L->docs = docs;
     L->docs[L->ndocs++] = doc;
     json_t *benchmarks = json_object_get(doc, "benchmarks"), *b;
-    json_t *devices = json_object_get(json_object_get(json_object_get(doc, "context"),
-                                                      "stagebench"),
-                                      "devices");
+    json_t *devices =
+        json_object_get(json_object_get(json_object_get(doc, "context"), "stagebench"), "devices");
     size_t n = json_array_size(benchmarks), i;
     rec *recs = realloc(L->recs, (size_t)(L->nrecs + (int)n + 1) * sizeof *recs);
     if (!recs)
         return sb_fail("out of host memory");
     L->recs = recs;
-    json_array_foreach(benchmarks, i, b) {
+    json_array_foreach(benchmarks, i, b)
+    {
         rec r = {json_object_get(b, "stagebench"), devices, source};
         if (json_is_object(r.sb))
             L->recs[L->nrecs++] = r;
     }
     const char *slash = strrchr(file, '/');
-    fprintf(L->log_f, "%s%s (%zu record%s)", L->ndocs > 1 ? ", " : "", slash ? slash + 1 : file,
-            n, n == 1 ? "" : "s");
+    fprintf(L->log_f, "%s%s (%zu record%s)", L->ndocs > 1 ? ", " : "", slash ? slash + 1 : file, n,
+            n == 1 ? "" : "s");
     return 0;
 }
 
@@ -550,9 +581,9 @@ static int load_sources(loaded *L, const sb_table_source *src, int nsrc, const i
         int rc = glob(pattern, 0, NULL, &g);
         if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0)) {
             if (*nmissing < SB_TABLE_NOTES)
-                snprintf(missing[(*nmissing)++], SB_TABLE_TEXT, "%s %s: no records (%.500s%s%.400s)",
-                         src[s].is_run ? "run" : "records", src[s].name, pattern,
-                         src[s].how[0] ? ": " : "", src[s].how);
+                snprintf(missing[(*nmissing)++], SB_TABLE_TEXT,
+                         "%s %s: no records (%.500s%s%.400s)", src[s].is_run ? "run" : "records",
+                         src[s].name, pattern, src[s].how[0] ? ": " : "", src[s].how);
             if (rc == 0)
                 globfree(&g);
             continue;
@@ -701,8 +732,8 @@ static void fmt_ratio(double x, char *buf, size_t cap)
         snprintf(buf, cap, "n/a");
     else
         snprintf(buf, cap,
-                 fabs(x) >= 100  ? "%.0f"
-                 : fabs(x) >= 10 ? "%.1f"
+                 fabs(x) >= 100              ? "%.0f"
+                 : fabs(x) >= 10             ? "%.1f"
                  : fabs(x) >= 0.01 || x == 0 ? "%.2f"
                                              : "%.2g",
                  x);
@@ -778,8 +809,8 @@ static void col_label(const sb_table *t, int c, char *out, size_t cap)
     out[0] = '\0';
     if (!t->col_label[0]) {
         for (int k = 0; k < t->ncol_params; k++)
-            len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "%s%s=%s",
-                                    k ? ", " : "", t->col_param[k], t->col_value[c][k]);
+            len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "%s%s=%s", k ? ", " : "",
+                                    t->col_param[k], t->col_value[c][k]);
         return;
     }
     for (const char *p = t->col_label; *p && len + 1 < cap;) {
@@ -820,7 +851,8 @@ static void compute_cell(const sb_table *t, const sb_table_row *row, const loade
     out->value = record_value(out->r, value, per);
     out->base_value = out->ratio = NAN;
     if (base[0]) {
-        out->base = find_record(L, all_sources, t, c, base, row_key_value(t, row, SB_TK_BASE_WHERE));
+        out->base =
+            find_record(L, all_sources, t, c, base, row_key_value(t, row, SB_TK_BASE_WHERE));
         out->base_value = record_value(out->base, value, per);
         out->ratio = speedup[0] ? out->base_value / out->value : out->value / out->base_value;
     }
@@ -832,7 +864,8 @@ static json_t *device_of(const rec *r)
     size_t i = json_is_integer(ordinal) ? (size_t)json_integer_value(ordinal) : 0;
     json_t *d;
     size_t k;
-    json_array_foreach(r->devices, k, d) {
+    json_array_foreach(r->devices, k, d)
+    {
         if ((size_t)json_integer_value(json_object_get(d, "ordinal")) == i)
             return d;
     }
@@ -850,7 +883,8 @@ static json_t *kernel_of(const rec *r, const char *patterns)
         json_t *table = json_object_get(json_object_get(activity, windows[w]), "kernel_table");
         json_t *k;
         size_t i;
-        json_array_foreach(table, i, k) {
+        json_array_foreach(table, i, k)
+        {
             if (!patterns[0])
                 return k;
             char buf[256];
@@ -933,8 +967,9 @@ static void fact(const sb_table *t, const sb_table_row *row, const rec *r, const
                      !strcmp(name, "value_bw") ? " GB/s" : " %");
     } else if (!strncmp(name, "output:", 7) || !strcmp(name, "items")) {
         json_t *derived = json_object_get(sb, "derived");
-        *num = !strcmp(name, "items") ? number_at(derived, "items", NULL)
-                                      : number_at(json_object_get(derived, "output"), name + 7, NULL);
+        *num = !strcmp(name, "items")
+                   ? number_at(derived, "items", NULL)
+                   : number_at(json_object_get(derived, "output"), name + 7, NULL);
         if (!strcmp(name, "items") && isfinite(*num))
             snprintf(text, cap, "%.3g", *num);
         else
@@ -968,9 +1003,9 @@ static void fact(const sb_table *t, const sb_table_row *row, const rec *r, const
         if (!strcmp(name, "kernel")) {
             snprintf(text, cap, "%s", text_of(k, "name"));
         } else if (!strcmp(name, "limiter")) {
-            snprintf(text, cap, "%s", json_is_string(json_object_get(k, "limited_by"))
-                                          ? text_of(k, "limited_by")
-                                          : "n/a");
+            snprintf(text, cap, "%s",
+                     json_is_string(json_object_get(k, "limited_by")) ? text_of(k, "limited_by")
+                                                                      : "n/a");
         } else if (!strcmp(name, "occupancy")) {
             *num = number_at(k, "occupancy", NULL);
             fmt_number(100 * *num, text, cap);
@@ -985,8 +1020,8 @@ static void fact(const sb_table *t, const sb_table_row *row, const rec *r, const
     }
 }
 
-static void explain(FILE *f, const sb_table *t, const sb_table_row *row, const cell *cells,
-                    int c, const char *col)
+static void explain(FILE *f, const sb_table *t, const sb_table_row *row, const cell *cells, int c,
+                    const char *col)
 {
     const char *speedup = row_key_value(t, row, SB_TK_SPEEDUP);
     const char *base_name = speedup[0] ? speedup : row_key_value(t, row, SB_TK_RATIO);
@@ -1094,19 +1129,19 @@ static void legend(FILE *f, const sb_table *t)
     static char desc[2][SB_TABLE_ROWS][512];
     for (int i = 0; i < t->nrows; i++) {
         const sb_table_row *row = &t->rows[i];
-        const char *per = row_key_value(t, row, SB_TK_PER), *bw = row_key_value(t, row, SB_TK_BASE_WHERE);
-        const char *speedup = row_key_value(t, row, SB_TK_SPEEDUP), *ratio = row_key_value(t, row, SB_TK_RATIO);
+        const char *per = row_key_value(t, row, SB_TK_PER),
+                   *bw = row_key_value(t, row, SB_TK_BASE_WHERE);
+        const char *speedup = row_key_value(t, row, SB_TK_SPEEDUP),
+                   *ratio = row_key_value(t, row, SB_TK_RATIO);
         char *v = desc[0][i], *r = desc[1][i];
         size_t len = describe_value(row_key_value(t, row, SB_TK_VALUE), v, 512);
-        snprintf(v + len, 512 - len, "%s%s, in %s", per[0] ? " / " : "", per,
-                 unit_name(t->unit));
+        snprintf(v + len, 512 - len, "%s%s, in %s", per[0] ? " / " : "", per, unit_name(t->unit));
         r[0] = '\0';
         if (speedup[0])
             snprintf(r, 512, "%.60s%s%.200s / the row, a speed-up", speedup, bw[0] ? " at " : "",
                      bw);
         else if (ratio[0])
-            snprintf(r, 512, "the row / %.60s%s%.200s, a slowdown", ratio, bw[0] ? " at " : "",
-                     bw);
+            snprintf(r, 512, "the row / %.60s%s%.200s, a slowdown", ratio, bw[0] ? " at " : "", bw);
     }
     for (int kind = 0; kind < 2; kind++) {
         int printed = 0;
@@ -1116,7 +1151,11 @@ static void legend(FILE *f, const sb_table *t)
                 first = strcmp(desc[kind][k], desc[kind][i]) != 0;
             if (!first)
                 continue;
-            fprintf(f, "%s%s", printed++ ? "; " : kind ? " Ratios (r×), at the same column: " : "\nValues: ", desc[kind][i]);
+            fprintf(f, "%s%s",
+                    printed++ ? "; "
+                    : kind    ? " Ratios (r×), at the same column: "
+                              : "\nValues: ",
+                    desc[kind][i]);
             for (int k = 0; k < t->nrows; k++)
                 all &= !strcmp(desc[kind][k], desc[kind][i]);
             if (all)
@@ -1144,8 +1183,7 @@ static void escape_cell(FILE *f, const char *s)
 }
 
 static int render(FILE *f, const sb_table *t, const loaded *L, const int *all_sources,
-                  const sb_table_source *src, int nsrc, char missing[][SB_TABLE_TEXT],
-                  int nmissing)
+                  const sb_table_source *src, int nsrc, char missing[][SB_TABLE_TEXT], int nmissing)
 {
     static cell cells[SB_TABLE_ROWS][SB_TABLE_COLS];
     static notes ns;
