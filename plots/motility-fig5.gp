@@ -30,7 +30,8 @@ at_res(k) = column("outer") == res_o(k) && column("inner") == res_i(k)
 mbf = '(column("phase:micro") + column("phase:force")) / column("steps")'
 # mpi files: the process count from the gpus column, else from "-npN" in the file name
 np_of(f) = strstrt(f, "-np") > 0 ? int(substr(f, strstrt(f, "-np") + 3, strstrt(f, "-np") + 3)) : 0
-gpus_of(v, f) = v eq "optimized" ? 1 : (gpus_col = column("gpus"), gpus_col == gpus_col ? gpus_col : np_of(f))
+gpus_of(v, f) = v eq "optimized" ? 1 : \
+                (gpus_col = column("gpus"), gpus_col == gpus_col ? gpus_col : np_of(f))
 # the base: optimized on one GPU at each resolution (1e300: none), from any file
 array base[nres > 0 ? nres : 1]
 do for [k = 1:nres] {
@@ -61,7 +62,9 @@ do for [k = 1:nres] {
     }
 }
 unset print
-if (!title_given) title = "M_b and F over GPUs: speed-up against optimized on one GPU (paper fig. 5)"
+if (!title_given) {
+    title = "M_b and F over GPUs: speed-up against optimized on one GPU (paper fig. 5)"
+}
 # the points: from <outbase>.txt, written above
 set datafile separator whitespace
 set xlabel "GPUs"
