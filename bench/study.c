@@ -7,7 +7,8 @@
  *   option NAME [VALUE]            a measurement option, as on `stagebench run`, for every run
  *   run NAME                       a sweep, recorded in NAME.json / NAME.csv; then, indented:
  *     param NAME=VALUE             fixed parameter
- *     sweep NAME=V1,V2,...         swept parameter (several sweeps: every combination)
+ *     sweep NAME=V1,V2,...         swept parameter (several sweeps: every combination);
+ *     sweep NAME:NAME=V:V,V:V,...  parameters swept together (a zipped sweep: 64:16,128:32)
  *     variants LIST                "all" or a comma-separated list
  *     device N|all                 as run --device
  *     reference VARIANT            as run --reference: the variant whose output validates the
@@ -15,16 +16,57 @@
  *     dump NAME                    each point's output, as run --dump-output: NAME.txt for a run
  *                                  of one point, else NAME-<sweep>=<value>,<sweep>=<value>.txt
  *     option NAME [VALUE]          for this run only, over the study's options
- *   figure NAME KIND KEY=VALUE...  KIND time|speedup|series|data; keys: from (runs,
+ *   records NAME PATTERN [HOW...]  records files another command writes into the output
+ *                                  directory (PATTERN: a glob there, e.g. mpi-np2-*.json from
+ *                                  mpirun); from= of figures and tables may name them; HOW is
+ *                                  said when no file matches
+ *   figure NAME KIND KEY=VALUE...  KIND time|speedup|series|data; keys: from (runs or records,
  *                                  comma-separated), variants, baseline, x, series, where, title,
  *                                  script. A data figure's script (required) reads the runs' CSV
  *                                  and dump files itself (bench/plot.h: the variables it gets).
- * An `option` line after a `run` and before the next `run` or `figure` is that run's; the
- * study's go before the first run. ${STUDY_DIR} is the study file's directory. Every point of
- * every run is checked (parameters, variants, reference, figure inputs) before the first runs,
- * so that a typo fails at once rather than hours into a session; --check stops there. */
+ *   table NAME KEY=VALUE...        a table of the records (bench/table.c), printed and written
+ *                                  as DIR/NAME.md after the runs and with --figures-only: a line
+ *                                  per `row`, a column per distinct value of the cols= parameters
+ *                                  among the points of the runs it reads, in increasing order;
+ *                                  keys: from=RUN,... (runs or records), cols=P1[,P2],
+ *                                  col-label=TEXT ({P1} is the value: "{outer}²×{inner}²"),
+ *                                  unit=s|ms|us (ms), title=TEXT, and every row key below as
+ *                                  the default of every row. Then, indented:
+ *     row LABEL KEY=VALUE...       keys: variant=V (default: the label), where=P=V,P=V,
+ *                                  from=RUN,..., value=time|wall|steady|phase:A[+B...] (seconds
+ *                                  of the median run, of its step loop, or of the phases of its
+ *                                  last run), per=P (divided by that parameter, e.g. steps),
+ *                                  speedup=V (the cell's ratio: V's value / the row's) or
+ *                                  ratio=V (the row's / V's), base-where=P=V,... (which record
+ *                                  of V: the same column, from any run of the table),
+ *                                  kernel=PATTERN,... (the kernel-table row the kernel facts
+ *                                  below read: the first whose name matches, glob; default the
+ *                                  run's longest)
+ *     published LABEL V1 V2 ...    the paper's value per column, shown as-is on a *paper* line
+ *     explain LABEL [at=V1,V2] TEXT  written under the table at one column (at=, or the last
+ *                                  with a valid record), {placeholders} filled from the records:
+ *                                  FACT of the row's record, base_FACT of its base's, FACT/base
+ *                                  their quotient, and {ratio}, {published}, {col}, {unit},
+ *                                  {base_variant}. FACTs: value, value_bw (derived.bytes_moved
+ *                                  over the value's seconds), value_pct_peak (of the measured
+ *                                  DRAM peak), bytes (derived.bytes_moved), bytes_per_second,
+ *                                  pct_peak, items, h2d, d2h, d2d, peer, transfers (their sum),
+ *                                  memory, kernel, registers, occupancy, limiter, blocks_per_sm,
+ *                                  local_bytes, block_threads, device, fp64_ratio (FP32:FP64
+ *                                  throughput), sm_count, samples, noise, status, reason,
+ *                                  variant, phase:NAME, output:NAME, param:NAME
+ *     note TEXT                    a paragraph under the table
+ *                                  A cell without a value says why: X (reason) for a skipped
+ *                                  record (a memory refusal as "needs A, B free"; a long reason
+ *                                  as a numbered note), failed [n] or invalid [n], or — (none).
+ * An `option` line after a `run` and before the next `run`, `table` or `figure` is that run's;
+ * the study's go before the first run. ${STUDY_DIR} is the study file's directory. Every point of
+ * every run is checked (parameters, variants, reference, figure inputs, tables' rows, columns,
+ * published counts and placeholders) before the first runs, so that a typo fails at once rather
+ * than hours into a session; --check stops there. */
 #include <ctype.h>
 #include <errno.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,12 +78,15 @@
 #include "commands.h"
 #include "plot.h"
 #include "runner.h"
+#include "table.h"
 
 #define MAX_WORDS 32
 #define MAX_RUNS 16
 #define MAX_FIGURES 32
 #define MAX_DEFINES 32
 #define MAX_RUN_OPTIONS 8
+#define MAX_TABLES 8
+#define MAX_RECORDS 8
 
 /* An `option` line of one run: checked when read, applied over the study's when the run starts. */
 typedef struct run_option {
@@ -81,16 +126,24 @@ typedef struct study {
     int nruns;
     study_figure figures[MAX_FIGURES];
     int nfigures;
+    sb_table tables[MAX_TABLES];
+    int ntables;
+    sb_table_source records[MAX_RECORDS]; /* `records` lines: files the study does not write */
+    int nrecords;
+    sb_table_source sources[MAX_RUNS + MAX_RECORDS]; /* runs, then records: what from= names */
+    int nsources;
 } study;
 
 static const char usage[] =
     "usage: stagebench study <file.study> [--define KEY=VALUE]... [--out DIR] [--quiet]\n"
     "                        [--run NAME]... [--figures-only] [--check]\n"
     "  runs every sweep of the study file into DIR (default results/runs/<study>-<UTC time>/),\n"
-    "  one records file per sweep, then draws its figures there (PNG and SVG).\n"
-    "  --run NAME: only that sweep (repeatable); figures are then left for --figures-only.\n"
-    "  --figures-only: draw the figures from the records already in DIR (--out required), e.g.\n"
-    "  after running the sweeps on a machine without gnuplot.\n"
+    "  one records file per sweep, then draws its figures there (PNG and SVG) and prints its\n"
+    "  tables (also written there as NAME.md).\n"
+    "  --run NAME: only that sweep (repeatable); figures and tables are then left for\n"
+    "  --figures-only.\n"
+    "  --figures-only: draw the figures and print the tables from the records already in DIR\n"
+    "  (--out required), e.g. after running the sweeps on a machine without gnuplot.\n"
     "  --check: check the file (every point's parameters, variants, references, figure inputs\n"
     "  and scripts), print what it would run, and run nothing.\n";
 
@@ -260,6 +313,7 @@ static int parse(study *s, const char *path, char **defines, int ndefines)
     }
     char raw[4096], text[4096];
     study_run *run = NULL;
+    sb_table *table = NULL; /* the table whose row, published, explain and note lines follow */
     for (int line = 1; rc == 0 && fgets(raw, sizeof raw, f); line++) {
         char *w[MAX_WORDS];
         if ((rc = expand(s, raw, text, sizeof text, line)))
@@ -282,7 +336,11 @@ static int parse(study *s, const char *path, char **defines, int ndefines)
             rc = add_run_option(run, w[1], n == 3 ? w[2] : NULL, path, line);
         } else if (!strcmp(d, "option") && (n == 2 || n == 3)) {
             rc = apply_option(&s->opt, w[1], n == 3 ? w[2] : NULL, path, line);
+        } else if (table && (rc = sb_table_line(table, w, n, path, line)) <= 0) {
+            /* a line of the table: done (rc 0) or refused (rc -1) */
         } else if (!strcmp(d, "run") && n == 2) {
+            table = NULL;
+            rc = 0;
             if (s->nruns == MAX_RUNS) {
                 rc = sb_fail("%s:%d: more than %d runs", path, line, MAX_RUNS);
                 break;
@@ -309,8 +367,35 @@ static int parse(study *s, const char *path, char **defines, int ndefines)
                                "study's output directory)",
                                path, line, w[1])
                      : copy_word(run->dump, sizeof run->dump, w[1], path, line);
+        } else if (!strcmp(d, "table") && n >= 2) {
+            run = NULL; /* a table ends the run before it, as a figure does */
+            if (s->ntables == MAX_TABLES) {
+                rc = sb_fail("%s:%d: more than %d tables", path, line, MAX_TABLES);
+                break;
+            }
+            table = &s->tables[s->ntables++];
+            table->line = line;
+            rc = copy_word(table->name, sizeof table->name, w[1], path, line);
+            if (!rc && strchr(table->name, '/'))
+                rc = sb_fail("%s:%d: table %s: give a name without '/'", path, line, w[1]);
+            for (int i = 2; rc == 0 && i < n; i++)
+                rc = sb_table_key(table, w[i], path, line);
+        } else if (!strcmp(d, "records") && n >= 3) {
+            run = NULL;
+            table = NULL;
+            if (s->nrecords == MAX_RECORDS) {
+                rc = sb_fail("%s:%d: more than %d records lines", path, line, MAX_RECORDS);
+                break;
+            }
+            sb_table_source *r = &s->records[s->nrecords++];
+            rc = copy_word(r->name, sizeof r->name, w[1], path, line) ||
+                 copy_word(r->pattern, sizeof r->pattern, w[2], path, line);
+            for (int i = 3, len = 0; rc == 0 && i < n; i++)
+                len += snprintf(r->how + len, len < (int)sizeof r->how ? sizeof r->how - len : 0,
+                                "%s%s", i > 3 ? " " : "", w[i]);
         } else if (!strcmp(d, "figure") && n >= 3) {
             run = NULL; /* a figure ends the run before it: later options are the study's */
+            table = NULL;
             if (s->nfigures == MAX_FIGURES) {
                 rc = sb_fail("%s:%d: more than %d figures", path, line, MAX_FIGURES);
                 break;
@@ -365,8 +450,20 @@ static int point_params(const study *s, const study_run *run, const sb_workload 
         if (nvalues == 0)
             return sb_fail("%s:%d: run %s: sweep %s has no values", s->path, run->line, run->name,
                            buf);
-        if (sb_params_set(p, buf, values[k % nvalues]) != 0)
-            return sb_fail_context("%s:%d: run %s", s->path, run->line, run->name);
+        /* NAME:NAME=V:V,...: the parameters of a zipped sweep take their values together */
+        char value[SB_PARAM_TEXT];
+        snprintf(value, sizeof value, "%s", values[k % nvalues]);
+        const char *split = strchr(buf, ':') ? ":" : ""; /* a plain sweep's value is whole */
+        char *name_save = NULL, *value_save = NULL, *name = strtok_r(buf, ":", &name_save);
+        char *v = strtok_r(value, split, &value_save);
+        for (; name && v;
+             name = strtok_r(NULL, ":", &name_save), v = strtok_r(NULL, split, &value_save))
+            if (sb_params_set(p, name, v) != 0)
+                return sb_fail_context("%s:%d: run %s", s->path, run->line, run->name);
+        if (name || v)
+            return sb_fail("%s:%d: run %s: sweep %s: the value '%s' does not give one value per "
+                           "parameter (V:V:... for NAME:NAME:...)",
+                           s->path, run->line, run->name, run->sweeps[i], values[k % nvalues]);
         *last &= (k % nvalues) == nvalues - 1;
         k /= nvalues;
     }
@@ -379,6 +476,63 @@ static const study_run *find_run(const study *s, const char *name, size_t len)
         if (strlen(s->runs[i].name) == len && strncmp(s->runs[i].name, name, len) == 0)
             return &s->runs[i];
     return NULL;
+}
+
+static const sb_table_source *find_source(const study *s, const char *name, size_t len)
+{
+    for (int i = 0; i < s->nsources; i++)
+        if (strlen(s->sources[i].name) == len && strncmp(s->sources[i].name, name, len) == 0)
+            return &s->sources[i];
+    return NULL;
+}
+
+/* Every run and records line as a name that from= may give. */
+static int list_sources(study *s)
+{
+    s->nsources = 0;
+    for (int i = 0; i < s->nruns; i++) {
+        sb_table_source *src = &s->sources[s->nsources++];
+        memset(src, 0, sizeof *src);
+        snprintf(src->name, sizeof src->name, "%s", s->runs[i].name);
+        snprintf(src->pattern, sizeof src->pattern, "%s.json", s->runs[i].name);
+        src->is_run = 1;
+    }
+    for (int i = 0; i < s->nrecords; i++) {
+        if (find_source(s, s->records[i].name, strlen(s->records[i].name)))
+            return sb_fail("%s: records %s: a run or records line has that name already",
+                           s->path, s->records[i].name);
+        if (strchr(s->records[i].pattern, '/'))
+            return sb_fail("%s: records %s %s: give a file name or pattern without '/' (records "
+                           "are read from the study's output directory)",
+                           s->path, s->records[i].name, s->records[i].pattern);
+        s->sources[s->nsources++] = s->records[i];
+    }
+    return 0;
+}
+
+/* The table's columns: every point of the runs its from= lists (the table's and its rows'). */
+static int table_points(const study *s, sb_table *t, const sb_workload *w)
+{
+    for (int r = 0; r < s->nruns; r++) {
+        const study_run *run = &s->runs[r];
+        int named = 0;
+        for (int i = -1; i < t->nrows && !named; i++) {
+            const char *from = i < 0 ? t->key[SB_TK_FROM] : t->rows[i].key[SB_TK_FROM];
+            for (const char *p = from; *p && !named;) {
+                size_t n = strcspn(p, ",");
+                named = strlen(run->name) == n && strncmp(run->name, p, n) == 0;
+                p += n + (p[n] == ',');
+            }
+        }
+        int last = 0;
+        for (long k = 0; named && !last; k++) {
+            sb_params params;
+            if (point_params(s, run, w, k, &params, &last) != 0 ||
+                sb_table_add_point(t, &params, s->path) != 0)
+                return -1;
+        }
+    }
+    return 0;
 }
 
 static int check_variants(const study *s, const study_run *run, const sb_workload *w)
@@ -415,17 +569,26 @@ static int check_study(study *s, const sb_workload *w)
                 return -1;
         }
     }
+    if (list_sources(s) != 0)
+        return -1;
     for (int i = 0; i < s->nfigures; i++) {
         const study_figure *fig = &s->figures[i];
         if (!fig->from[0])
             return sb_fail("%s:%d: figure %s has no from=RUN", s->path, fig->line, fig->name);
         for (const char *r = fig->from; *r;) {
             size_t n = strcspn(r, ",");
-            if (!find_run(s, r, n))
-                return sb_fail("%s:%d: figure %s: from=%s: the study has no run '%.*s'",
+            if (!find_source(s, r, n))
+                return sb_fail("%s:%d: figure %s: from=%s: the study has no run '%.*s' (nor a "
+                               "records line of that name)",
                                s->path, fig->line, fig->name, fig->from, (int)n, r);
             r += n + (r[n] == ',');
         }
+    }
+    for (int i = 0; i < s->ntables; i++) {
+        sb_table *t = &s->tables[i];
+        if (sb_table_check_sources(t, s->sources, s->nsources, s->path) != 0 ||
+            table_points(s, t, w) != 0 || sb_table_check(t, w, s->path) != 0)
+            return -1;
     }
     return 0;
 }
@@ -436,12 +599,16 @@ static void dump_name(const study_run *run, const sb_params *params, char *out, 
 {
     size_t len = (size_t)snprintf(out, cap, "%s", run->dump);
     for (int i = 0; run->npoints > 1 && i < run->nsweeps && len + 1 < cap; i++) {
-        char name[SB_PARAM_TEXT];
-        snprintf(name, sizeof name, "%.*s", (int)strcspn(run->sweeps[i], "="), run->sweeps[i]);
-        len += (size_t)snprintf(out + len, cap - len, "%c%s=", i ? ',' : '-', name);
-        for (const char *c = sb_param_text(params, name); *c && len + 1 < cap; c++)
-            out[len++] = isalnum((unsigned char)*c) || strchr("._+-", *c) ? *c : '_';
-        out[len < cap ? len : cap - 1] = '\0';
+        char names[SB_PARAM_TEXT];
+        snprintf(names, sizeof names, "%.*s", (int)strcspn(run->sweeps[i], "="), run->sweeps[i]);
+        int first = 1;
+        for (char *save = NULL, *name = strtok_r(names, ":", &save); name && len + 1 < cap;
+             name = strtok_r(NULL, ":", &save), first = 0) {
+            len += (size_t)snprintf(out + len, cap - len, "%c%s=", i || !first ? ',' : '-', name);
+            for (const char *c = sb_param_text(params, name); *c && len + 1 < cap; c++)
+                out[len++] = isalnum((unsigned char)*c) || strchr("._+-", *c) ? *c : '_';
+            out[len < cap ? len : cap - 1] = '\0';
+        }
     }
     if (len < cap)
         snprintf(out + len, cap - len, ".txt");
@@ -501,10 +668,12 @@ static int find_dumps(const study *s, const study_figure *fig, const sb_workload
     int nruns = 0;
     for (const char *r = fig->from; *r && nruns < MAX_RUNS;) {
         size_t len = strcspn(r, ",");
-        const study_run *run = find_run(s, r, len); /* there: check_study made sure */
+        const study_run *run = find_run(s, r, len); /* NULL: a records line (no dumps) */
+        r += len + (r[len] == ',');
+        if (!run)
+            continue;
         runs[nruns++] = run;
         total += run->dump[0] ? run->npoints : 0;
-        r += len + (r[len] == ',');
     }
     *n = 0;
     if (total == 0)
@@ -532,17 +701,35 @@ static int find_dumps(const study *s, const study_figure *fig, const sb_workload
     return 0;
 }
 
+#define MAX_INPUTS 64
+
 static int draw(const study *s, const study_figure *fig, const sb_workload *w, const char *dir)
 {
-    const char *inputs[MAX_RUNS];
-    char paths[MAX_RUNS][2048], from[256], prefix[2048], script[1024];
+    const char *inputs[MAX_INPUTS];
+    static char paths[MAX_INPUTS][2048];
+    char from[256], prefix[2048], script[1024];
     int n = 0, ndumps = 0;
     snprintf(from, sizeof from, "%s", fig->from);
-    for (char *save = NULL, *r = strtok_r(from, ",", &save); r && n < MAX_RUNS;
+    for (char *save = NULL, *r = strtok_r(from, ",", &save); r && n < MAX_INPUTS;
          r = strtok_r(NULL, ",", &save)) {
-        snprintf(paths[n], sizeof paths[n], "%s/%s.json", dir, r);
-        inputs[n] = paths[n];
-        n++;
+        const sb_table_source *src = find_source(s, r, strlen(r));
+        if (src->is_run) {
+            snprintf(paths[n], sizeof paths[n], "%s/%s", dir, src->pattern);
+            inputs[n] = paths[n];
+            n++;
+            continue;
+        }
+        char pattern[2048]; /* records: every file there (none: the figure goes without) */
+        glob_t g;
+        snprintf(pattern, sizeof pattern, "%s/%s", dir, src->pattern);
+        if (glob(pattern, 0, NULL, &g) != 0)
+            continue;
+        for (size_t i = 0; i < g.gl_pathc && n < MAX_INPUTS; i++) {
+            snprintf(paths[n], sizeof paths[n], "%s", g.gl_pathv[i]);
+            inputs[n] = paths[n];
+            n++;
+        }
+        globfree(&g);
     }
     char(*dumps)[2048] = NULL;
     const char **dump_list = NULL;
@@ -597,10 +784,11 @@ static int print_plan(const study *s, const sb_workload *w)
                            s->path, fig->line, fig->name, script, strerror(errno),
                            sb_plots_dir());
     }
-    printf("study %s (%s): %d run%s, %d figure%s; checked: every point's parameters, the "
-           "variants, references, figure inputs and scripts\n",
+    printf("study %s (%s): %d run%s, %d figure%s, %d table%s; checked: every point's "
+           "parameters, the variants, references, figure inputs and scripts, the tables' rows, "
+           "columns, published values and placeholders\n",
            s->name, s->path, s->nruns, s->nruns == 1 ? "" : "s", s->nfigures,
-           s->nfigures == 1 ? "" : "s");
+           s->nfigures == 1 ? "" : "s", s->ntables, s->ntables == 1 ? "" : "s");
     for (int i = 0; i < s->nruns; i++) {
         const study_run *run = &s->runs[i];
         printf("run %s: %ld point%s; variants %s; reference %s", run->name, run->npoints,
@@ -619,10 +807,16 @@ static int print_plan(const study *s, const sb_workload *w)
         }
         putchar('\n');
     }
+    for (int i = 0; i < s->nrecords; i++)
+        printf("records %s: %s in the output directory, written by another command%s%s\n",
+               s->records[i].name, s->records[i].pattern, s->records[i].how[0] ? ": " : "",
+               s->records[i].how);
     for (int i = 0; i < s->nfigures; i++)
         printf("figure %s: %s from %s%s%s\n", s->figures[i].name, s->figures[i].kind,
                s->figures[i].from, s->figures[i].script[0] ? ", script " : "",
                s->figures[i].script);
+    for (int i = 0; i < s->ntables; i++)
+        sb_table_plan(&s->tables[i], stdout);
     return 0;
 }
 
@@ -697,8 +891,8 @@ int sb_cmd_study(int argc, char **argv)
         snprintf(dir, sizeof dir, "%s", out);
     else
         sb_default_run_path(s.name, "", dir, sizeof dir);
-    printf("study %s: %d sweeps, %d figures, into %s/\n", s.name, figures_only ? 0 : s.nruns,
-           s.nfigures, dir);
+    printf("study %s: %d sweeps, %d figures, %d tables, into %s/\n", s.name,
+           figures_only ? 0 : s.nruns, s.nfigures, s.ntables, dir);
     sb_point_outcome total = {0, 0, 0, 0, 0};
     for (int i = 0; i < s.nruns && !figures_only; i++) {
         if (nonly > 0 && !listed(only, nonly, s.runs[i].name))
@@ -710,9 +904,10 @@ int sb_cmd_study(int argc, char **argv)
             return 2;
         }
     }
-    int drawn = 0;
+    int drawn = 0, tabled = 0;
     if (nonly > 0)
-        printf("figures: when every run is done, stagebench study %s --out %s --figures-only\n",
+        printf("figures and tables: when every run is done, stagebench study %s --out %s "
+               "--figures-only\n",
                file, dir);
     for (int i = 0; i < s.nfigures && nonly == 0; i++) {
         if (draw(&s, &s.figures[i], w, dir) == 0) {
@@ -722,9 +917,17 @@ int sb_cmd_study(int argc, char **argv)
             printf("figure %s: not drawn: %s\n", s.figures[i].name, sb_error());
         }
     }
+    for (int i = 0; i < s.ntables && nonly == 0; i++) {
+        if (sb_table_render(&s.tables[i], s.sources, s.nsources, dir, stdout) == 0) {
+            printf("table %s: %s/%s.md\n", s.tables[i].name, dir, s.tables[i].name);
+            tabled++;
+        } else {
+            printf("table %s: not made: %s\n", s.tables[i].name, sb_error());
+        }
+    }
     printf("study %s: %d valid, %d invalid, %d failed, %d skipped records; %d of %d figures; "
-           "in %s/\n",
+           "%d of %d tables; in %s/\n",
            s.name, total.valid, total.invalid, total.failed, total.skipped, drawn, s.nfigures,
-           dir);
+           tabled, s.ntables, dir);
     return total.invalid || total.failed ? 1 : 0;
 }

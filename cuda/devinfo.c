@@ -37,12 +37,14 @@ const char *sb_no_device_reason(void)
 int sb_device_query(int ordinal, sb_device_info *info)
 {
     struct cudaDeviceProp prop;
-    int khz = 0, mem_khz = 0, bus = 0;
+    int khz = 0, mem_khz = 0, bus = 0, fp64_ratio = 0;
     memset(info, 0, sizeof *info);
     SB_CUDA(cudaGetDeviceProperties(&prop, ordinal));
     SB_CUDA(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, ordinal));
     SB_CUDA(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, ordinal));
     SB_CUDA(cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, ordinal));
+    SB_CUDA(cudaDeviceGetAttribute(&fp64_ratio, cudaDevAttrSingleToDoublePrecisionPerfRatio,
+                                   ordinal));
     info->ordinal = ordinal;
     snprintf(info->name, sizeof info->name, "%s", prop.name);
     const unsigned char *u = (const unsigned char *)prop.uuid.bytes;
@@ -58,6 +60,7 @@ int sb_device_query(int ordinal, sb_device_info *info)
     info->memory_bus_bits = bus;
     info->memory_bytes = prop.totalGlobalMem;
     info->l2_bytes = prop.l2CacheSize;
+    info->single_to_double_perf_ratio = fp64_ratio;
     info->peak_bw_theoretical = 2.0 * mem_khz * 1000.0 * (bus / 8.0);
     return 0;
 }

@@ -17,6 +17,8 @@ typedef struct sb_device_info {
     int sm_clock_max_mhz, memory_clock_max_mhz, memory_bus_bits;
     size_t memory_bytes;
     int l2_bytes;
+    int single_to_double_perf_ratio; /* FP32 over FP64 throughput (2 on an H100, 32 or 64 on
+                                        consumer chips): cudaDevAttrSingleToDoublePrecisionPerfRatio */
     double peak_bw_theoretical; /* bytes/s: 2 (DDR) * memory clock * bus width / 8 */
     double peak_bw_measured;    /* bytes/s: device-to-device copy, read + written; 0 until measured */
 } sb_device_info;

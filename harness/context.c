@@ -43,12 +43,13 @@ static json_t *device_json(const sb_device_info *d)
 {
     char cc[16];
     snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
-    return json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:I, s:i, s:f, s:f}",
+    return json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:I, s:i, s:i, s:f, s:f}",
                      "ordinal", d->ordinal, "name", d->name, "uuid", d->uuid,
                      "compute_capability", cc, "sm_count", d->sm_count, "sm_clock_max_mhz",
                      d->sm_clock_max_mhz, "memory_clock_max_mhz", d->memory_clock_max_mhz,
                      "memory_bus_bits", d->memory_bus_bits, "memory_bytes",
                      (json_int_t)d->memory_bytes, "l2_bytes", d->l2_bytes,
+                     "single_to_double_perf_ratio", d->single_to_double_perf_ratio,
                      "peak_dram_bytes_per_second", d->peak_bw_measured,
                      "peak_dram_bytes_per_second_theoretical", d->peak_bw_theoretical);
 }
