@@ -387,8 +387,9 @@ static int reset(mm_gpu *g)
         SB_CUDA(cudaMemsetAsync(s->dt_prev, 0, cells * sizeof(double), s->stream));
         SB_CUDA(cudaMemsetAsync(s->coarse, 0, cells * sizeof(double), s->stream));
         SB_CUDA(cudaMemsetAsync(s->inner_steps, 0, sizeof *s->inner_steps, s->stream));
-        SB_CUDA(cudaMemcpyAsync(s->m_f, s->m_tot, cells * sizeof(double),
-                                cudaMemcpyDeviceToDevice, s->stream));
+        if (sb_copy(&g->env->xfer, s->m_f, s->m_tot, cells * sizeof(double),
+                    cudaMemcpyDeviceToDevice, s->stream) != 0)
+            return -1;
         SB_CUDA(cudaStreamSynchronize(s->stream));
     }
     if (g->cfg.residence == MM_PIECES) {
@@ -733,12 +734,12 @@ static int fetch_bound(mm_gpu *g, double *out)
         SB_CUDA(cudaSetDevice(s->device));
         for (int first = s->first; first < s->end; first += CHUNK) {
             int n = s->end - first < CHUNK ? s->end - first : CHUNK;
-            cudaError_t err = cudaMemcpy(stage, (char *)s->m_b + (size_t)(first - s->first) * g->tail_bytes,
-                                         (size_t)n * g->tail_bytes, cudaMemcpyDeviceToHost);
-            if (err != cudaSuccess) {
+            if (sb_copy(&g->env->xfer, stage,
+                        (char *)s->m_b + (size_t)(first - s->first) * g->tail_bytes,
+                        (size_t)n * g->tail_bytes, cudaMemcpyDeviceToHost, s->stream) != 0 ||
+                cudaStreamSynchronize(s->stream) != cudaSuccess) {
                 free(stage);
-                return sb_fail("copying M_b back from GPU %d: %s", s->device,
-                               cudaGetErrorString(err));
+                return sb_fail("copying M_b back from GPU %d failed", s->device);
             }
             mm_bound_to_model(g->m, &g->cfg.kernel, stage, out + (size_t)first * g->tail_entries, n);
         }
@@ -778,14 +779,22 @@ static int fetch_macro(mm_gpu *g, mm_output *o)
 {
     mm_slice *s = &g->slice[0];
     const mm_model *m = g->m;
+    sb_transfers *x = &g->env->xfer;
     SB_CUDA(cudaSetDevice(s->device));
-    SB_CUDA(cudaMemcpy(o->psi, g->macro.psi, o->psi_size * sizeof(double), cudaMemcpyDeviceToHost));
-    SB_CUDA(cudaMemcpy(o->u, g->macro.u, 2 * o->cells * sizeof(double), cudaMemcpyDeviceToHost));
-    SB_CUDA(cudaMemcpy(o->force, s->force, 2 * o->cells * sizeof(double), cudaMemcpyDeviceToHost));
-    SB_CUDA(cudaMemcpy(o->coarse, s->coarse, o->cells * sizeof(double), cudaMemcpyDeviceToHost));
-    SB_CUDA(cudaMemcpy(o->m_f, s->m_f, o->cells * sizeof(double), cudaMemcpyDeviceToHost));
-    SB_CUDA(cudaMemcpy(g->h_steps_dt, g->d_steps_dt, (size_t)m->steps * sizeof(double),
-                       cudaMemcpyDeviceToHost));
+    if (sb_copy(x, o->psi, g->macro.psi, o->psi_size * sizeof(double), cudaMemcpyDeviceToHost,
+                s->stream) != 0 ||
+        sb_copy(x, o->u, g->macro.u, 2 * o->cells * sizeof(double), cudaMemcpyDeviceToHost,
+                s->stream) != 0 ||
+        sb_copy(x, o->force, s->force, 2 * o->cells * sizeof(double), cudaMemcpyDeviceToHost,
+                s->stream) != 0 ||
+        sb_copy(x, o->coarse, s->coarse, o->cells * sizeof(double), cudaMemcpyDeviceToHost,
+                s->stream) != 0 ||
+        sb_copy(x, o->m_f, s->m_f, o->cells * sizeof(double), cudaMemcpyDeviceToHost,
+                s->stream) != 0 ||
+        sb_copy(x, g->h_steps_dt, g->d_steps_dt, (size_t)m->steps * sizeof(double),
+                cudaMemcpyDeviceToHost, s->stream) != 0)
+        return -1;
+    SB_CUDA(cudaStreamSynchronize(s->stream));
     o->t = 0;
     for (long long k = 0; k < m->steps; k++)
         o->t += g->h_steps_dt[k];
@@ -805,7 +814,10 @@ int mm_gpu_output(void *state, void *out)
     for (int i = 0; i < g->nslices; i++) {
         unsigned long long steps = 0;
         SB_CUDA(cudaSetDevice(g->slice[i].device));
-        SB_CUDA(cudaMemcpy(&steps, g->slice[i].inner_steps, sizeof steps, cudaMemcpyDeviceToHost));
+        if (sb_copy(&g->env->xfer, &steps, g->slice[i].inner_steps, sizeof steps,
+                    cudaMemcpyDeviceToHost, g->slice[i].stream) != 0)
+            return -1;
+        SB_CUDA(cudaStreamSynchronize(g->slice[i].stream));
         o->inner_steps += (long long)steps;
     }
     o->mixed = g->cfg.kernel.fp32;
