@@ -4,8 +4,8 @@
  * bounds). The measured largest differences are printed per stage. On the GPU's own output,
  * motors are conserved per tail (coarse + M_f = M_tot) and M_b >= 0. The cases cover both inner
  * resolutions, rings and random Psi, the original's global AB2 (every stage runs it too) with
- * M_b moved in many pieces, and the multi-GPU split into 3 slices on however many GPUs there
- * are. */
+ * M_b moved in many pieces, and the multi-GPU split into row slices (3, or one more than the
+ * GPUs from 3 GPUs on). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
