@@ -470,14 +470,6 @@ static void test_load_errors(void **state)
     assert_string_equal(sb_error(), "/nonexistent/s.txt: cannot open: No such file or directory");
 }
 
-/* The state parameter, like every other, is one sb_params holds: sb_params_init keeps the first
- * SB_MAX_PARAMS declarations and drops the rest without a word. */
-static void test_params_fit(void **state)
-{
-    (void)state;
-    assert_true(sb_workload_motility.nparams <= SB_MAX_PARAMS);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -493,7 +485,6 @@ int main(void)
         cmocka_unit_test(test_fields),
         cmocka_unit_test(test_write_refuses),
         cmocka_unit_test(test_load_errors),
-        cmocka_unit_test(test_params_fit),
     };
     return cmocka_run_group_tests_name("motility_state", tests, make_tmpdir, remove_tmpdir) ? 1
                                                                                              : 0;

@@ -8,6 +8,7 @@
 
 #include "harness/error.h"
 #include "harness/params.h"
+#include "harness/registry.h"
 
 static const sb_param_decl decls[] = {
     {"histogram", SB_PARAM_PATH, NULL, 0, 0, NULL, "a file"},
@@ -69,9 +70,23 @@ static void bad_values_are_refused_with_the_reason(void **unused)
     assert_true(sb_param_num(&p, "t_max") == 240.0);
 }
 
+/* sb_params holds SB_MAX_PARAMS values: a workload declaring more would lose the rest (their
+ * names unknown to the command line, their defaults unset). Every registered workload fits. */
+static void every_workload_fits(void **unused)
+{
+    (void)unused;
+    for (int i = 0; i < sb_workload_count(); i++) {
+        const sb_workload *w = sb_workload_at(i);
+        if (w->nparams > SB_MAX_PARAMS)
+            fail_msg("%s declares %d parameters, sb_params holds %d: raise SB_MAX_PARAMS",
+                     w->name, w->nparams, SB_MAX_PARAMS);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_workload_fits),
         cmocka_unit_test(defaults_are_loaded),
         cmocka_unit_test(values_are_typed_and_named),
         cmocka_unit_test(bad_values_are_refused_with_the_reason),
