@@ -3,7 +3,6 @@
  * the laws come from the parameters, never from the file. The statements come in a fixed order,
  * the header, outer, inner, then one line per outer cell in any order. Every error names
  * file:line and says how to fix the line. */
-#define _POSIX_C_SOURCE 200809L /* getline */
 
 #include "model.h"
 
@@ -16,6 +15,7 @@
 #include <string.h>
 
 #include "../../harness/error.h"
+#include "../../harness/lines.h"
 #include "../../harness/json.h"
 #include "../../harness/variant.h"
 
@@ -213,30 +213,12 @@ static int parse_fields(parser *p, char **f, int n)
                    "inner", f[0]);
 }
 
-/* One line as getline read it, `len` bytes with its line end. */
-static int parse_line(parser *p, char *line, size_t len)
+/* One line of the file (sb_read_lines): its fields, if any, parsed. */
+static int parse_line(void *ctx, long number, size_t length, char **f, int n)
 {
-    /* A NUL would hide the rest of the line from the string functions below. */
-    if (memchr(line, '\0', len))
-        return fail_at(p, "the line contains a NUL byte; give a text file");
-    char *hash = strchr(line, '#');
-    if (hash)
-        *hash = '\0';
-    char *f[MAX_FIELDS];
-    int n = 0;
-    for (char *c = line;;) {
-        while (isspace((unsigned char)*c)) /* also the line end, and the '\r' of CRLF */
-            c++;
-        if (!*c)
-            break;
-        if (n < MAX_FIELDS) /* more are only counted: the line is refused for them */
-            f[n] = c;
-        n++;
-        while (*c && !isspace((unsigned char)*c))
-            c++;
-        if (*c)
-            *c++ = '\0';
-    }
+    parser *p = ctx;
+    (void)length;
+    p->lineno = number;
     return n > 0 ? parse_fields(p, f, n) : 0;
 }
 
@@ -267,22 +249,9 @@ static int finish(const parser *p)
  * them yet. On failure m holds none of them either (mm_model_free). */
 int mm_state_read(mm_model *m, const char *path)
 {
-    FILE *file = fopen(path, "r");
-    if (!file)
-        return sb_fail("%s: cannot open: %s", path, strerror(errno));
     parser p = {.path = path, .m = m};
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    int rc = 0;
-    while (rc == 0 && (len = getline(&line, &cap, file)) >= 0) {
-        p.lineno++;
-        rc = parse_line(&p, line, (size_t)len);
-    }
-    if (rc == 0 && ferror(file))
-        rc = sb_fail("%s:%ld: read error: %s", path, p.lineno + 1, strerror(errno));
-    free(line);
-    fclose(file);
+    char *f[MAX_FIELDS];
+    int rc = sb_read_lines(path, f, MAX_FIELDS, parse_line, &p);
     if (rc == 0)
         rc = finish(&p);
     free(p.line_of_cell);

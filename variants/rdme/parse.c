@@ -3,7 +3,6 @@
  * line names only species and site types declared above it. Placement needs the site format,
  * so particles/particle lines are kept and applied after rd_model_finish, in file order. Every
  * error names file:line and says how to fix the line. */
-#define _POSIX_C_SOURCE 200809L /* getline */
 
 #include "model.h"
 
@@ -17,6 +16,7 @@
 #include <string.h>
 
 #include "../../harness/error.h"
+#include "../../harness/lines.h"
 
 #define MAX_LINE 1024                 /* characters, not counting the line end */
 #define MAX_FIELDS (MAX_LINE / 2 + 1) /* one-character words with one blank between */
@@ -556,35 +556,14 @@ static int parse_statement(parser *p, char **f, int n)
     return st->parse(p, f, n);
 }
 
-/* One line as getline read it, `len` bytes with its line end. */
-static int parse_line(parser *p, char *line, size_t len)
+/* One line of the file (sb_read_lines): too long a line refused, its fields, if any, parsed. */
+static int parse_line(void *ctx, long number, size_t length, char **f, int n)
 {
-    /* A NUL would hide the rest of the line from the string functions below. */
-    if (memchr(line, '\0', len))
-        return fail_at(p, "the line contains a NUL byte; give a text file");
-    if (len > 0 && line[len - 1] == '\n')
-        len--;
-    if (len > 0 && line[len - 1] == '\r')
-        len--;
-    if (len > MAX_LINE)
+    parser *p = ctx;
+    p->lineno = number;
+    if (length > MAX_LINE)
         return fail_at(p, "line of %zu characters; lines hold at most %d, so split the "
-                       "statement or shorten its names", len, MAX_LINE);
-    char *hash = strchr(line, '#');
-    if (hash)
-        *hash = '\0';
-    char *f[MAX_FIELDS];
-    int n = 0;
-    for (char *c = line;;) {
-        while (isspace((unsigned char)*c)) /* also the '\r' of CRLF */
-            c++;
-        if (!*c)
-            break;
-        f[n++] = c;
-        while (*c && !isspace((unsigned char)*c))
-            c++;
-        if (*c)
-            *c++ = '\0';
-    }
+                       "statement or shorten its names", length, MAX_LINE);
     return n > 0 ? parse_statement(p, f, n) : 0;
 }
 
@@ -618,22 +597,9 @@ int rd_parse_model(rd_model *m, const char *path, rd_site_format format, uint32_
                    long long steps, long long sample_steps)
 {
     rd_model_init(m, 0, 0, 0, 0.0, 0.0); /* from here on rd_model_free is safe */
-    FILE *file = fopen(path, "r");
-    if (!file)
-        return sb_fail("%s: cannot open: %s", path, strerror(errno));
     parser p = {.path = path, .m = m};
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    int rc = 0;
-    while (rc == 0 && (len = getline(&line, &cap, file)) >= 0) {
-        p.lineno++;
-        rc = parse_line(&p, line, (size_t)len);
-    }
-    if (rc == 0 && ferror(file))
-        rc = sb_fail("%s:%ld: read error: %s", path, p.lineno + 1, strerror(errno));
-    free(line);
-    fclose(file);
+    char *f[MAX_FIELDS];
+    int rc = sb_read_lines(path, f, MAX_FIELDS, parse_line, &p);
     if (rc == 0)
         rc = finish(&p, format, seed, steps, sample_steps);
     free(p.placements);
