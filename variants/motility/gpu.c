@@ -562,6 +562,15 @@ static int micro_and_force_in_pieces(mm_gpu *g, double limit)
     return 0;
 }
 
+/* MPI: rank r's tails, [starts[r], starts[r] + counts[r]). */
+static void rank_tails(const mm_gpu *g, int *counts, int *starts)
+{
+    for (int r = 0; r < g->mpi.size; r++) {
+        starts[r] = g->row_first[r] * g->m->n_outer;
+        counts[r] = (g->row_first[r + 1] - g->row_first[r]) * g->m->n_outer;
+    }
+}
+
 /* Coarse densities and M_f of each GPU's rows, and the sum of every GPU's F, to the host (MPI:
  * gathered and reduced at rank 0). */
 static int collect(mm_gpu *g)
@@ -590,10 +599,7 @@ static int collect(mm_gpu *g)
     if (g->cfg.processes != MM_MPI || g->mpi.size == 1)
         return 0;
     int counts[MM_MAX_PARTS], starts[MM_MAX_PARTS];
-    for (int r = 0; r < g->mpi.size; r++) {
-        starts[r] = g->row_first[r] * m->n_outer;
-        counts[r] = (g->row_first[r + 1] - g->row_first[r]) * m->n_outer;
-    }
+    rank_tails(g, counts, starts);
     int rank = g->mpi.rank, lead = rank == 0;
     SB_MPI(MPI_Gatherv(lead ? MPI_IN_PLACE : g->sim.coarse + starts[rank], counts[rank], MPI_DOUBLE,
                        g->sim.coarse, counts, starts, MPI_DOUBLE, 0, MPI_COMM_WORLD));
@@ -754,10 +760,7 @@ static int share_output(mm_gpu *g, mm_output *o)
 {
     MPI_Datatype tail;
     int counts[MM_MAX_PARTS], starts[MM_MAX_PARTS];
-    for (int r = 0; r < g->mpi.size; r++) {
-        starts[r] = g->row_first[r] * g->m->n_outer;
-        counts[r] = (g->row_first[r + 1] - g->row_first[r]) * g->m->n_outer;
-    }
+    rank_tails(g, counts, starts);
     SB_MPI(MPI_Type_contiguous((int)g->tail_entries, MPI_DOUBLE, &tail));
     SB_MPI(MPI_Type_commit(&tail));
     int rc = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, o->m_b, counts, starts, tail,
@@ -801,16 +804,10 @@ static int fetch_macro(mm_gpu *g, mm_output *o)
     return 0;
 }
 
-int mm_gpu_output(void *state, void *out)
+/* The inner steps this process's GPUs took in the last run. */
+static int inner_steps_taken(mm_gpu *g, long long *total)
 {
-    mm_gpu *g = state;
-    mm_output *o = out;
-    /* the macro's fields and t; M_b and the steps below */
-    if (g->cfg.gpu_macro ? fetch_macro(g, o) != 0 : (mm_sim_output(&g->sim, o), 0))
-        return -1;
-    if (fetch_bound(g, o->m_b) != 0)
-        return -1;
-    o->inner_steps = 0;
+    *total = 0;
     for (int i = 0; i < g->nslices; i++) {
         unsigned long long steps = 0;
         SB_CUDA(cudaSetDevice(g->slice[i].device));
@@ -818,8 +815,20 @@ int mm_gpu_output(void *state, void *out)
                     cudaMemcpyDeviceToHost, g->slice[i].stream) != 0)
             return -1;
         SB_CUDA(cudaStreamSynchronize(g->slice[i].stream));
-        o->inner_steps += (long long)steps;
+        *total += (long long)steps;
     }
+    return 0;
+}
+
+int mm_gpu_output(void *state, void *out)
+{
+    mm_gpu *g = state;
+    mm_output *o = out;
+    /* the macro's fields and t; M_b and the steps below */
+    if (g->cfg.gpu_macro ? fetch_macro(g, o) != 0 : (mm_sim_output(&g->sim, o), 0))
+        return -1;
+    if (fetch_bound(g, o->m_b) != 0 || inner_steps_taken(g, &o->inner_steps) != 0)
+        return -1;
     o->mixed = g->cfg.kernel.fp32;
     if (g->cfg.processes == MM_MPI && g->mpi.size > 1)
         return share_output(g, o);
@@ -832,15 +841,9 @@ void mm_gpu_report(void *state, sb_report *r)
 {
     mm_gpu *g = state;
     r->phases = g->phases;
-    unsigned long long inner = 0;
-    for (int i = 0; i < g->nslices; i++) {
-        unsigned long long steps = 0;
-        if (cudaSetDevice(g->slice[i].device) != cudaSuccess ||
-            cudaMemcpy(&steps, g->slice[i].inner_steps, sizeof steps, cudaMemcpyDeviceToHost) !=
-                cudaSuccess)
-            return;
-        inner += steps;
-    }
+    long long inner;
+    if (inner_steps_taken(g, &inner) != 0)
+        return; /* no count: no bytes to report */
     double tails = g->cfg.processes == MM_MPI
                        ? (double)(g->slice[0].end - g->slice[0].first)
                        : (double)g->m->n_outer * g->m->n_outer;
