@@ -1,4 +1,4 @@
-# Paper table 2 / fig. 5 shape: speed-up of each multi-GPU stage on 2 and 4 GPUs against the same
+# Paper table 2 / fig. 5 shape: speed-up of each multi-GPU stage on 2, 4 and 8 GPUs against the same
 # stage on one GPU, per homogeneous cell, a panel per lattice spacing, the ideal line dashed.
 # From the step loop alone (steady_s). Also writes <outbase>.txt: speed-up and parallel
 # efficiency per stage, cell, spacing and GPU count (paper: 1.91 and 3.30 for the dividing

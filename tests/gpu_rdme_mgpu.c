@@ -5,8 +5,9 @@
  *   gpu_rdme_mgpu 1   lattices split into 1 to 4 slabs on one GPU, every exchange stage but NCCL
  *                     (one rank per GPU): boundaries that are and are not whole z tiles, slabs
  *                     of a single plane, both edge kinds, overflow, reactions, rebalancing;
- *   gpu_rdme_mgpu N   N GPUs (exit 77, SKIPPED, on fewer): every stage, NCCL included, one slab
- *                     per GPU, and one more slab than GPUs for the others; rebalancing.
+ *   gpu_rdme_mgpu N   N GPUs, any N (exit 77, SKIPPED, on fewer): every stage, NCCL included,
+ *                     one slab per GPU, and one more slab than GPUs for the others (up to
+ *                     RD_MAX_SLABS); rebalancing.
  * Rebalancing is forced by a skewed initial split (split=) on a lattice large enough that a
  * GPU's step time follows its planes: on two GPUs or more the balancer must move the split, and
  * the lattice must come out the same. */
@@ -25,6 +26,7 @@
 #include "harness/variant.h"
 #include "rdme_fixture.h"
 #include "variants/rdme/model.h"
+#include "variants/rdme/partition.h"
 
 extern const sb_workload sb_workload_rdme;
 
@@ -102,7 +104,8 @@ static void synthetic_lattices(void **unused)
         {64, 64, 70, 0, RD_PACKED32, 0.08, 1, 1, 30}, /* the paper's density */
     };
     int n = 0, runs = 0, with_overflow = 0, with_reactions = 0;
-    int first = ngpus == 1 ? 1 : ngpus, last = ngpus == 1 ? 4 : ngpus + 1;
+    int first = ngpus == 1 ? 1 : ngpus;
+    int last = ngpus == 1 ? 4 : ngpus < RD_MAX_SLABS ? ngpus + 1 : ngpus;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         for (uint32_t seed = 1; seed <= 2; seed++) {
             rd_model *m = build(&cases[i], seed * 104729u);
@@ -141,12 +144,14 @@ static void rebalancing(void **unused)
         params_for(&p, slabs);
         set(&p, "balance_steps", "4");
         set(&p, "balance_threshold", "0.05");
-        /* two slabs: the first starved (32 planes); more: the first overloaded (the others 32
-         * each), so that the first boundary, the one the report follows, has to move */
+        /* two slabs: the first starved (32 planes); more: the first overloaded, the others
+         * holding half the planes between them (32 each at most), so that the first boundary,
+         * the one the report follows, has to move whatever the GPU count */
+        int other = slabs == 2 ? 224 : 128 / (slabs - 1) < 32 ? 128 / (slabs - 1) : 32;
         char split[128];
-        int n = snprintf(split, sizeof split, "%d", slabs == 2 ? 32 : 256 - 32 * (slabs - 1));
+        int n = snprintf(split, sizeof split, "%d", 256 - other * (slabs - 1));
         for (int i = 1; i < slabs; i++)
-            n += snprintf(split + n, sizeof split - (size_t)n, ",%d", slabs == 2 ? 224 : 32);
+            n += snprintf(split + n, sizeof split - (size_t)n, ",%d", other);
         set(&p, "split", "%s", split);
         const sb_variant *v = sb_find_variant(&sb_workload_rdme, stages[s]);
         sb_session session;

@@ -30,7 +30,7 @@ static void even_splits_any_count(void **unused)
     (void)unused;
     const int sizes[] = {1, 7, 31, 32, 33, 125, 250, 256, 257, 500, 1000};
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
-        for (int n = 1; n <= 8 && n <= sizes[s]; n++) {
+        for (int n = 1; n <= RD_MAX_SLABS && n <= sizes[s]; n++) {
             rd_partition p;
             int nz = sizes[s];
             assert_int_equal(rd_partition_split(nz, n, 32, NULL, NULL, &p), 0);
