@@ -108,6 +108,30 @@ static void weighted_splits(void **unused)
     assert_int_equal(rd_slab_planes(&p, 1), 256);
 }
 
+/* Skewed weights on any GPU count: every slab but the last keeps a whole block, even where the
+ * blocks are just enough for one each (256 planes over 8 GPUs in blocks of 32). */
+static void weighted_splits_any_count(void **unused)
+{
+    (void)unused;
+    const int sizes[] = {19, 64, 100, 250, 256, 257, 500, 1000};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+        for (int n = 2; n <= RD_MAX_SLABS && n <= sizes[s]; n++)
+            for (int heavy = 0; heavy < n; heavy += n - 1) {
+                double w[RD_MAX_SLABS];
+                for (int i = 0; i < n; i++)
+                    w[i] = i == heavy ? 10.0 : 1.0;
+                rd_partition p;
+                int nz = sizes[s];
+                if (rd_partition_split(nz, n, 32, w, NULL, &p) != 0)
+                    fail_msg("nz %d over %d GPUs, GPU %d ten times faster: %s", nz, n, heavy,
+                             sb_error());
+                assert_well_formed(&p, nz, n);
+                for (int i = 0; i + 1 < n; i++)
+                    assert_true(rd_slab_planes(&p, i) >= p.block);
+                assert_true(rd_slab_planes(&p, heavy) >= rd_slab_planes(&p, heavy ? 0 : 1));
+            }
+}
+
 static void balancer(void **unused)
 {
     (void)unused;
@@ -146,7 +170,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(even_splits_any_count), cmocka_unit_test(paper_lattices),
         cmocka_unit_test(refusals),              cmocka_unit_test(memory_caps),
-        cmocka_unit_test(weighted_splits),       cmocka_unit_test(balancer),
+        cmocka_unit_test(weighted_splits),       cmocka_unit_test(weighted_splits_any_count),
+        cmocka_unit_test(balancer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -68,11 +68,12 @@ int rd_partition_split(int nz, int n, int block, const double *weight, const int
     double boundary = 0;
     for (int k = 1; k < n; k++) {
         boundary += ideal[k - 1];
-        /* room: a block each for this slab and the ones after it, caps on both sides */
+        /* room: a block each for the slab below and for the ones above but the last, which
+         * needs a plane; caps on both sides */
         int rest_cap = 0;
         for (int i = k; i < n; i++)
             rest_cap += cap ? cap[i] : nz;
-        int lo = p->z[k - 1] + block, hi = floor_to(nz - (n - k), block);
+        int lo = p->z[k - 1] + block, hi = floor_to(nz - 1 - (n - k - 1) * block, block);
         if (nz - rest_cap > lo)
             lo = (nz - rest_cap + block - 1) / block * block;
         if (cap && p->z[k - 1] + floor_to(cap[k - 1], block) < hi)
