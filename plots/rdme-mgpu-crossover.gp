@@ -1,9 +1,10 @@
 # Where more GPUs start to pay (the multi-GPU paper: 8 GPUs give no speed-up below 64 um^3 at
 # 16 nm, on M2070s): one stage's speed-up against one GPU as the lattice grows, a panel per
 # spacing, a line per GPU count, from the step loop alone (steady_s). Also writes
-# <outbase>.txt: each lattice's step time on every GPU count, then per spacing the size from
-# which 8 GPUs beat one GPU and beat four, interpolated in log size between the last lattice where
-# they lose and the first from which they win (or said to lie outside the lattices measured).
+# <outbase>.txt: each lattice's step time on every GPU count, then per spacing, and for both
+# spacings by sites, the size from which 8 GPUs beat one GPU and beat four, interpolated in log
+# size between the last lattice where they lose and the first from which they win (or said to
+# lie outside the lattices measured).
 #   stagebench study bench/studies/rdme-multi-gpu.study (figure crossover, kind data, one stage)
 needed = "steady_s gpus items steps spacing"
 load "records.gp"
@@ -102,6 +103,46 @@ do for [j = 1:nsp] {
                           v / spacing_um(j) ** 3 * 1e-6, gain(last_loss, j, other), \
                           volume[at(last_loss, j)], gain(first, j, other), volume[at(first, j)])
         } }
+    }
+}
+# both spacings together, by sites (a step's work follows the sites, whatever the spacing): the
+# lattices in order of sites, and the crossover between the last that loses and the first from
+# which all win, also as the volume those sites make at 16 nm
+npoints = ncells * nsp
+array by_sites[npoints]
+do for [i = 1:npoints] { by_sites[i] = i }
+site_count(i) = msites((i - 1) / nsp + 1, (i - 1) % nsp + 1)
+do for [i = 1:npoints] {
+    do for [q = i + 1:npoints] {
+        if (site_count(by_sites[q]) < site_count(by_sites[i])) {
+            swap = by_sites[i]; by_sites[i] = by_sites[q]; by_sites[q] = swap
+        }
+    }
+}
+do for [n in "1 4"] {
+    other = gpu_slot(real(n))
+    label = sprintf("%s GPU%s", n, n eq "1" ? "" : "s")
+    if (eight == 0 || other == 0) { continue }
+    first = 0
+    last_loss = 0
+    do for [i = 1:npoints] {
+        k = (by_sites[i] - 1) / nsp + 1
+        j = (by_sites[i] - 1) % nsp + 1
+        r = gain(k, j, other)
+        if (r == r) {
+            if (r > 1) { if (first == 0) { first = i } } else { first = 0; last_loss = i }
+        }
+    }
+    if (first > 0 && last_loss > 0) {
+        ka = (by_sites[last_loss] - 1) / nsp + 1; ja = (by_sites[last_loss] - 1) % nsp + 1
+        kb = (by_sites[first] - 1) / nsp + 1; jb = (by_sites[first] - 1) % nsp + 1
+        ra = gain(ka, ja, other); rb = gain(kb, jb, other)
+        sa = msites(ka, ja); sb = msites(kb, jb)
+        m = exp(log(sa) + (log(sb) - log(sa)) * -log(ra) / (log(rb) - log(ra)))
+        print sprintf("both spacings by sites: 8 GPUs beat %s from about %.3g M sites (%.3g um^3 " . \
+                      "at 16 nm): %.2fx at %.3g M sites (%s, %s nm), %.2fx at %.3g M sites (%s, " . \
+                      "%s nm)", label, m, m * 1e6 * 0.016 ** 3, ra, sa, word(cells, ka), \
+                      word(spacings, ja), rb, sb, word(cells, kb), word(spacings, jb))
     }
 }
 print "paper: 8 GPUs give no speed-up below 64 um^3 at 16 nm (8 Tesla M2070s)"
