@@ -5,7 +5,7 @@
  * motors are conserved per tail (coarse + M_f = M_tot) and M_b >= 0. The cases cover both inner
  * resolutions, rings and random Psi, the original's global AB2 (every stage runs it too) with
  * M_b moved in many pieces, and the multi-GPU split into row slices (3, or one more than the
- * GPUs from 3 GPUs on). */
+ * GPUs from 3 GPUs on), for both multi-GPU stages (the host's macro and GPU 0's). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -19,9 +19,12 @@
 #include "motility_fixture.h"
 
 /* The GPUs in use: device 0 alone, or the first N when the test is started with N (the
- * multi-GPU stage alone on N GPUs; 77 with fewer). */
+ * multi-GPU stages alone on N GPUs; 77 with fewer). */
 static int devices[SB_MAX_DEVICES], ndevices = 1;
-static const char *only; /* the one stage to check, or every GPU stage */
+static int multi_only; /* the multi-GPU stages alone, or every GPU stage */
+/* each multi-GPU stage and the one-GPU stage it splits */
+static const char *const pairs[][2] = {{"multi-gpu", "optimized"},
+                                       {"multi-gpu-macro", "gpu-macro"}};
 /* multi-gpu's row slices: 3 (an uneven split) on fewer GPUs, one more than the GPUs on more */
 static char slices[32];
 
@@ -93,11 +96,15 @@ static void check_case(const char *a, const char *b, const char *c, const char *
     int checked = 0;
     for (int v = 0; v < sb_workload_motility.nvariants; v++) {
         const sb_variant *var = &sb_workload_motility.variants[v];
-        if (!(var->needs & SB_NEEDS_GPU) || (only && strcmp(var->name, only) != 0))
+        int multi = 0;
+        for (size_t k = 0; k < sizeof pairs / sizeof *pairs; k++)
+            multi |= strcmp(var->name, pairs[k][0]) == 0;
+        if (!(var->needs & SB_NEEDS_GPU) || (multi_only && !multi))
             continue;
         if (strcmp(var->name, "original") == 0 && !(m->global_dt && m->ab2))
             continue; /* the original is the global AB2 algorithm only */
-        if (strcmp(var->name, "gpu-macro") == 0 && m->global_dt)
+        if ((strcmp(var->name, "gpu-macro") == 0 || strcmp(var->name, "multi-gpu-macro") == 0) &&
+            m->global_dt)
             continue; /* local inner steps only: a global one is a host round trip */
         check_runs(m, p, var, ref);
         checked++;
@@ -126,36 +133,39 @@ static void global_ab2(void **unused)
     check_case("outer=16", "steps=3", "inner_dt=global", "integrator=ab2", "piece_tails=37");
 }
 
-/* multi-gpu against optimized on one GPU: the same kernel on the same tails, so they differ
- * only by the order of the force's sums (and what that moves): within 1e-5, printed. */
+/* Each multi-GPU stage against the stage it splits, on one GPU: the same kernels on the same
+ * tails, so they differ only by the order of the force's sums (and what that moves): within
+ * 1e-5, printed. */
 static void multi_vs_one(void **unused)
 {
     (void)unused;
     const sb_params *p = motility_params("outer=24", "steps=3", "init=random", slices, NULL);
     mm_model *m = motility_load(p);
     const sb_workload *w = &sb_workload_motility;
-    mm_output *one = w->output_new(m), *many = w->output_new(m);
-    assert_true(one && many);
-    w->output_poison(one);
-    w->output_poison(many);
-    if (sb_run_once(w, sb_find_variant(w, "optimized"), m, p, devices, 1, one) != 0 ||
-        sb_run_once(w, sb_find_variant(w, "multi-gpu"), m, p, devices, ndevices, many) != 0)
-        fail_msg("multi_vs_one: %s", sb_error());
-    double d[6] = {worst(one->m_b, many->m_b, one->bound),
-                   worst(one->coarse, many->coarse, one->cells),
-                   worst(one->m_f, many->m_f, one->cells),
-                   worst(one->force, many->force, 2 * one->cells),
-                   worst(one->psi, many->psi, one->psi_size),
-                   worst(one->u, many->u, 2 * one->cells)};
-    printf("multi-gpu (%d GPU%s, %s) vs optimized on one GPU: M_b %.1e coarse %.1e M_f "
-           "%.1e F %.1e Psi %.1e u %.1e, inner steps %lld vs %lld\n",
-           ndevices, ndevices > 1 ? "s" : "", slices, d[0], d[1], d[2], d[3], d[4], d[5],
-           many->inner_steps, one->inner_steps);
-    for (int k = 0; k < 6; k++)
-        assert_true(d[k] <= 1e-5);
-    assert_true(many->inner_steps == one->inner_steps);
-    w->output_free(one);
-    w->output_free(many);
+    for (size_t k = 0; k < sizeof pairs / sizeof *pairs; k++) {
+        mm_output *one = w->output_new(m), *many = w->output_new(m);
+        assert_true(one && many);
+        w->output_poison(one);
+        w->output_poison(many);
+        if (sb_run_once(w, sb_find_variant(w, pairs[k][1]), m, p, devices, 1, one) != 0 ||
+            sb_run_once(w, sb_find_variant(w, pairs[k][0]), m, p, devices, ndevices, many) != 0)
+            fail_msg("multi_vs_one: %s: %s", pairs[k][0], sb_error());
+        double d[6] = {worst(one->m_b, many->m_b, one->bound),
+                       worst(one->coarse, many->coarse, one->cells),
+                       worst(one->m_f, many->m_f, one->cells),
+                       worst(one->force, many->force, 2 * one->cells),
+                       worst(one->psi, many->psi, one->psi_size),
+                       worst(one->u, many->u, 2 * one->cells)};
+        printf("%s (%d GPU%s, %s) vs %s on one GPU: M_b %.1e coarse %.1e M_f %.1e F %.1e Psi "
+               "%.1e u %.1e, inner steps %lld vs %lld\n",
+               pairs[k][0], ndevices, ndevices > 1 ? "s" : "", slices, pairs[k][1], d[0], d[1],
+               d[2], d[3], d[4], d[5], many->inner_steps, one->inner_steps);
+        for (int e = 0; e < 6; e++)
+            assert_true(d[e] <= 1e-5);
+        assert_true(many->inner_steps == one->inner_steps);
+        w->output_free(one);
+        w->output_free(many);
+    }
     motility_free(m, NULL);
 }
 
@@ -185,6 +195,6 @@ int main(int argc, char **argv)
     };
     if (ndevices == 1)
         return cmocka_run_group_tests(every_stage, NULL, NULL);
-    only = "multi-gpu";
+    multi_only = 1;
     return cmocka_run_group_tests(multi, NULL, NULL);
 }

@@ -36,6 +36,7 @@ typedef struct mm_slice {
     int *line_first, *line_end, *active_lines, *cell_start;
     unsigned short *cells;
     double *cos_theta, *sin_theta, *s_mid;
+    cudaEvent_t done; /* multi-gpu-macro: its step's coarse, M_f and F are on GPU 0 */
 } mm_slice;
 
 typedef struct mm_gpu {
@@ -62,6 +63,9 @@ typedef struct mm_gpu {
     /* gpu-macro: the macroscale on the GPU, and each outer step's dt kept there */
     mm_dmacro macro;
     double *d_steps_dt, *h_steps_dt;
+    /* multi-gpu-macro: GPU 0's copy of the other slices' F, and Psi's being ready there */
+    double *d_force_parts;
+    cudaEvent_t psi_ready;
     int runs;
     sb_phases phases;
 } mm_gpu;
@@ -284,6 +288,39 @@ static int list_cells(mm_gpu *g)
     return 0;
 }
 
+/* multi-gpu-macro: peer access between GPU 0 and each other GPU (where the topology allows;
+ * the copies go through the host otherwise), the buffer for the other slices' F on GPU 0, and
+ * the events that order the GPUs' streams, so that the steps queue without the host waiting. */
+static int open_exchange(mm_gpu *g)
+{
+    mm_slice *lead = &g->slice[0];
+    size_t plane_pair = 2 * (size_t)g->m->n_outer * g->m->n_outer * sizeof(double);
+    int rc = alloc(g, lead, (void **)&g->d_force_parts, (size_t)(g->nslices - 1) * plane_pair,
+                   "the other GPUs' F");
+    if (rc != 0)
+        return rc;
+    SB_CUDA(cudaSetDevice(lead->device));
+    SB_CUDA(cudaEventCreateWithFlags(&g->psi_ready, cudaEventDisableTiming));
+    for (int i = 0; i < g->nslices; i++) {
+        mm_slice *s = &g->slice[i];
+        SB_CUDA(cudaSetDevice(s->device));
+        SB_CUDA(cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming));
+        int a = s->device, b = lead->device, can = 0;
+        if (a == b)
+            continue;
+        SB_CUDA(cudaDeviceCanAccessPeer(&can, a, b));
+        for (int way = 0; can && way < 2; way++) {
+            SB_CUDA(cudaSetDevice(way ? b : a));
+            cudaError_t e = cudaDeviceEnablePeerAccess(way ? a : b, 0);
+            if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled)
+                return sb_fail("enabling peer access between GPUs %d and %d: %s", a, b,
+                               cudaGetErrorString(e));
+            cudaGetLastError(); /* clear "already enabled" */
+        }
+    }
+    return 0;
+}
+
 int mm_gpu_setup(sb_env *env, const void *model, void **state, const mm_stage_config *config)
 {
     mm_gpu *g = calloc(1, sizeof *g);
@@ -328,7 +365,7 @@ int mm_gpu_setup(sb_env *env, const void *model, void **state, const mm_stage_co
         if (!g->h_steps_dt)
             return sb_fail("out of host memory");
         s->psi = g->macro.psi; /* the kernels read the macro's Psi where it lives */
-        return 0;
+        return g->nslices > 1 ? open_exchange(g) : 0;
     }
     /* the host's macro on every core, as the paper's OpenMP; cpu_threads when asked */
     int threads = env->cpu_threads > 0 ? env->cpu_threads : omp_get_max_threads();
@@ -352,6 +389,15 @@ void mm_gpu_teardown(void *state)
         mm_sim_close(&g->sim);
     if (g->macro.m)
         mm_dmacro_close(&g->macro);
+    for (int i = 0; i < g->nslices; i++)
+        if (g->slice[i].done) {
+            cudaSetDevice(g->slice[i].device);
+            cudaEventDestroy(g->slice[i].done);
+        }
+    if (g->psi_ready) {
+        cudaSetDevice(g->slice[0].device);
+        cudaEventDestroy(g->psi_ready);
+    }
     sb_dev_free_all(&g->env->mem);
     free(g->h_steps_dt);
     free(g->cells);
@@ -479,8 +525,21 @@ static int zero_force(mm_gpu *g)
     return 0;
 }
 
+/* A phase ends when every GPU is done with it, its time then taken; unless `timed` is 0:
+ * gpu-macro's later runs queue every step and wait once, at the end (the first run, which
+ * validates, is the timed one). */
+static int phase_end(mm_gpu *g, const char *name, double started, int timed)
+{
+    if (!timed)
+        return 0;
+    if (wait_all(g) != 0)
+        return -1;
+    sb_phase_end(&g->phases, name, started);
+    return 0;
+}
+
 /* Resident M_b: every GPU's tails in one launch each, then the force. */
-static int micro_and_force(mm_gpu *g, double limit)
+static int micro_and_force(mm_gpu *g, double limit, int timed)
 {
     double t0 = sb_phase_begin(g->env, "micro");
     for (int i = 0; i < g->nslices; i++) {
@@ -490,9 +549,8 @@ static int micro_and_force(mm_gpu *g, double limit)
         if (mm_launch_micro(&g->cfg.kernel, &a, s->stream) != 0)
             return -1;
     }
-    if (wait_all(g) != 0)
+    if (phase_end(g, "micro", t0, timed) != 0)
         return -1;
-    sb_phase_end(&g->phases, "micro", t0);
     t0 = sb_phase_begin(g->env, "force");
     if (zero_force(g) != 0)
         return -1;
@@ -503,10 +561,7 @@ static int micro_and_force(mm_gpu *g, double limit)
         if (mm_launch_force(&g->cfg.kernel, &a, s->stream) != 0)
             return -1;
     }
-    if (wait_all(g) != 0)
-        return -1;
-    sb_phase_end(&g->phases, "force", t0);
-    return 0;
+    return phase_end(g, "force", t0, timed);
 }
 
 /* The original: M_b (and AB2's rates and last steps) on the host, through the GPU a piece at a
@@ -626,7 +681,7 @@ static int step(mm_gpu *g)
     double limit = global_limit(g);
     sb_phase_end(&g->phases, "micro", t0);
     if ((g->cfg.residence == MM_PIECES ? micro_and_force_in_pieces(g, limit)
-                                       : micro_and_force(g, limit)) != 0)
+                                       : micro_and_force(g, limit, 1)) != 0)
         return -1;
     t0 = sb_phase_begin(g->env, "transfers");
     if (collect(g) != 0)
@@ -641,37 +696,80 @@ static int step(mm_gpu *g)
     return 0;
 }
 
-/* gpu-macro: one stream, no host in the loop. Only the first (validation) run waits at each
- * phase's end to time it; later runs queue every step and wait once, at the end. */
-static int phase_end(mm_gpu *g, const char *name, double started, int timed)
+/* multi-gpu-macro: Psi and dt from GPU 0 to the other slices, each slice's stream waiting for
+ * them on GPU 0 first. */
+static int share_psi(mm_gpu *g)
 {
-    if (!timed)
-        return 0;
-    SB_CUDA(cudaStreamSynchronize(g->slice[0].stream));
-    sb_phase_end(&g->phases, name, started);
+    mm_slice *lead = &g->slice[0];
+    size_t psi = (size_t)g->m->n_outer * g->m->n_outer * g->m->n_inner * sizeof(double);
+    SB_CUDA(cudaSetDevice(lead->device));
+    SB_CUDA(cudaEventRecord(g->psi_ready, lead->stream));
+    for (int i = 1; i < g->nslices; i++) {
+        mm_slice *s = &g->slice[i];
+        SB_CUDA(cudaSetDevice(s->device));
+        SB_CUDA(cudaStreamWaitEvent(s->stream, g->psi_ready, 0));
+        if (sb_copy_peer(&g->env->xfer, s->psi, s->device, g->macro.psi, lead->device, psi,
+                         s->stream) != 0 ||
+            sb_copy_peer(&g->env->xfer, s->dt, s->device, lead->dt, lead->device, sizeof(double),
+                         s->stream) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* multi-gpu-macro: each other slice's coarse densities and M_f (its rows) and its F onto GPU 0,
+ * then GPU 0's stream waits for them and adds the F in slice order. */
+static int gather_on_lead(mm_gpu *g)
+{
+    mm_slice *lead = &g->slice[0];
+    size_t cells = (size_t)g->m->n_outer * g->m->n_outer;
+    for (int i = 1; i < g->nslices; i++) {
+        mm_slice *s = &g->slice[i];
+        size_t rows = (size_t)(s->end - s->first) * sizeof(double);
+        SB_CUDA(cudaSetDevice(s->device));
+        if (sb_copy_peer(&g->env->xfer, lead->coarse + s->first, lead->device,
+                         s->coarse + s->first, s->device, rows, s->stream) != 0 ||
+            sb_copy_peer(&g->env->xfer, lead->m_f + s->first, lead->device, s->m_f + s->first,
+                         s->device, rows, s->stream) != 0 ||
+            sb_copy_peer(&g->env->xfer, g->d_force_parts + (size_t)(i - 1) * 2 * cells,
+                         lead->device, s->force, s->device, 2 * cells * sizeof(double),
+                         s->stream) != 0)
+            return -1;
+        SB_CUDA(cudaEventRecord(s->done, s->stream));
+    }
+    SB_CUDA(cudaSetDevice(lead->device));
+    for (int i = 1; i < g->nslices; i++)
+        SB_CUDA(cudaStreamWaitEvent(lead->stream, g->slice[i].done, 0));
+    for (int i = 1; i < g->nslices; i++)
+        if (mm_dmacro_add(&g->macro, lead->force, g->d_force_parts + (size_t)(i - 1) * 2 * cells,
+                          2 * cells) != 0)
+            return -1;
     return 0;
 }
 
 static int step_on_gpu(mm_gpu *g, long long k, int timed)
 {
-    mm_slice *s = &g->slice[0];
+    mm_slice *lead = &g->slice[0];
     double t0 = sb_phase_begin(g->env, "psi");
-    if (mm_dmacro_psi(&g->macro, s->coarse, s->dt) != 0 ||
-        sb_copy(&g->env->xfer, g->d_steps_dt + k, s->dt, sizeof(double),
-                cudaMemcpyDeviceToDevice, s->stream) != 0 ||
+    if (mm_dmacro_psi(&g->macro, lead->coarse, lead->dt) != 0 ||
+        sb_copy(&g->env->xfer, g->d_steps_dt + k, lead->dt, sizeof(double),
+                cudaMemcpyDeviceToDevice, lead->stream) != 0 ||
         phase_end(g, "psi", t0, timed) != 0)
         return -1;
-    t0 = sb_phase_begin(g->env, "micro");
-    mm_micro_args a = micro_args(g, s, 0);
-    if (mm_launch_micro(&g->cfg.kernel, &a, s->stream) != 0 || phase_end(g, "micro", t0, timed) != 0)
+    if (g->nslices > 1) {
+        t0 = sb_phase_begin(g->env, "transfers");
+        if (share_psi(g) != 0 || phase_end(g, "transfers", t0, timed) != 0)
+            return -1;
+    }
+    if (micro_and_force(g, 0, timed) != 0)
         return -1;
-    t0 = sb_phase_begin(g->env, "force");
-    mm_force_args f = force_args(g, s);
-    if (zero_force(g) != 0 || mm_launch_force(&g->cfg.kernel, &f, s->stream) != 0 ||
-        phase_end(g, "force", t0, timed) != 0)
-        return -1;
+    if (g->nslices > 1) {
+        t0 = sb_phase_begin(g->env, "transfers");
+        if (gather_on_lead(g) != 0 || phase_end(g, "transfers", t0, timed) != 0)
+            return -1;
+    }
     t0 = sb_phase_begin(g->env, "fluid");
-    if (mm_dmacro_fluid(&g->macro, s->force) != 0 || phase_end(g, "fluid", t0, timed) != 0)
+    if (mm_dmacro_fluid(&g->macro, lead->force) != 0 || phase_end(g, "fluid", t0, timed) != 0)
         return -1;
     return 0;
 }
@@ -698,8 +796,10 @@ int mm_gpu_run(void *state)
 void mm_bound_to_model(const mm_model *m, const mm_kernel_config *k, const void *from, double *to,
                        size_t tails)
 {
-    size_t ni = (size_t)m->n_inner, tile = ni * ni, tiles = tails * m->window;
-    for (size_t t = 0; t < tiles; t++)
+    size_t ni = (size_t)m->n_inner, tile = ni * ni;
+    long long tiles = (long long)(tails * m->window);
+#pragma omp parallel for schedule(static)
+    for (long long t = 0; t < tiles; t++)
         for (size_t a = 0; a < ni; a++)
             for (size_t b = 0; b < ni; b++) {
                 /* a walks the storage's outer index of the tile, b its inner one */
@@ -711,8 +811,10 @@ void mm_bound_to_model(const mm_model *m, const mm_kernel_config *k, const void 
 void mm_bound_from_model(const mm_model *m, const mm_kernel_config *k, const double *from,
                          void *to, size_t tails)
 {
-    size_t ni = (size_t)m->n_inner, tile = ni * ni, tiles = tails * m->window;
-    for (size_t t = 0; t < tiles; t++)
+    size_t ni = (size_t)m->n_inner, tile = ni * ni;
+    long long tiles = (long long)(tails * m->window);
+#pragma omp parallel for schedule(static)
+    for (long long t = 0; t < tiles; t++)
         for (size_t a = 0; a < ni; a++)
             for (size_t b = 0; b < ni; b++) {
                 size_t dst = t * tile + a * ni + b, src = t * tile + (k->s_inner ? a * ni + b : b * ni + a);
@@ -723,7 +825,8 @@ void mm_bound_from_model(const mm_model *m, const mm_kernel_config *k, const dou
             }
 }
 
-/* Every GPU's M_b into the model's order and precision, a chunk of tails at a time. */
+/* Every GPU's M_b into the model's order and precision, a chunk of tails at a time (converted on
+ * every core). */
 static int fetch_bound(mm_gpu *g, double *out)
 {
     enum { CHUNK = 1024 };

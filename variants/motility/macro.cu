@@ -423,3 +423,18 @@ int mm_dmacro_fluid(mm_dmacro *d, const double *d_force)
     MM_CUFFT(cufftExecZ2D(d->inverse, d->velocity, d->u));
     return 0;
 }
+
+__global__ static void add_into(double *to, const double *from, size_t n)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n)
+        to[i] += from[i];
+}
+
+int mm_dmacro_add(mm_dmacro *d, double *to, const double *from, size_t n)
+{
+    SB_CUDA(cudaSetDevice(d->device));
+    add_into<<<blocks_for(n), THREADS, 0, d->stream>>>(to, from, n);
+    SB_LAUNCHED("add_into");
+    return 0;
+}

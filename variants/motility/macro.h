@@ -60,6 +60,9 @@ int mm_dmacro_psi(mm_dmacro *d, const double *d_coarse, double *d_dt);
 /* host.c's mm_macro_fluid: the extra stress from Psi, then u of every layer from the force
  * d_force (2 planes, device) and the stress. */
 int mm_dmacro_fluid(mm_dmacro *d, const double *d_force);
+/* to[i] += from[i] for n doubles of the macro's GPU, on its stream (multi-gpu-macro: another
+ * GPU's F added into GPU 0's, one GPU after the other, so that every run sums alike). */
+int mm_dmacro_add(mm_dmacro *d, double *to, const double *from, size_t n);
 
 #ifdef __cplusplus
 }

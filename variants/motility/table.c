@@ -52,4 +52,8 @@ const sb_variant mm_variants[MM_NVARIANTS] = {
      "host round trip",
      "beyond the paper (its conclusion: the fluid and filament updates are next)", GPU,
      &mm_gpu_macro_ops},
+    {"multi-gpu-macro", 6,
+     "gpu-macro over the GPUs of one machine: rows of tails each, the macro on GPU 0; Psi out "
+     "and coarse, M_f and F back peer to peer, F summed on GPU 0; no host in the loop",
+     "beyond the paper (3.3 with the macro of stage 6)", MGPU, &mm_multi_gpu_macro_ops},
 };

@@ -23,8 +23,9 @@ extern const sb_variant_ops mm_optimized_block_16x16_ops;
 extern const sb_variant_ops mm_multi_gpu_ops;
 extern const sb_variant_ops mm_mpi_ops;
 extern const sb_variant_ops mm_gpu_macro_ops;
+extern const sb_variant_ops mm_multi_gpu_macro_ops;
 
-#define MM_NVARIANTS 15
+#define MM_NVARIANTS 16
 extern const sb_variant mm_variants[MM_NVARIANTS];
 
 #ifdef __cplusplus
