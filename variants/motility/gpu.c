@@ -367,14 +367,8 @@ int mm_gpu_setup(sb_env *env, const void *model, void **state, const mm_stage_co
         s->psi = g->macro.psi; /* the kernels read the macro's Psi where it lives */
         return g->nslices > 1 ? open_exchange(g) : 0;
     }
-    /* the host's macro on every core, as the paper's OpenMP; cpu_threads when asked. Under MPI
-     * the other processes of this host wait in MPI calls that poll, a core each: a team of every
-     * core would then have threads waiting for a core at every barrier (4 processes on 4 H200s:
-     * 32 ms an outer step whatever the grid) */
+    /* the host's macro on every core, as the paper's OpenMP; cpu_threads when asked */
     int threads = env->cpu_threads > 0 ? env->cpu_threads : omp_get_max_threads();
-    int others = g->cfg.processes == MM_MPI ? g->mpi.local_size - 1 : 0;
-    if (env->cpu_threads <= 0 && others > 0)
-        threads = omp_get_num_procs() > others ? omp_get_num_procs() - others : 1;
     if ((rc = mm_sim_open(&g->sim, m, threads, 0, 0)) != 0)
         return rc;
     size_t cells = (size_t)m->n_outer * m->n_outer;
