@@ -415,6 +415,80 @@ static void errors(void **unused)
     assert_non_null(strstr(sb_error(), "cfl"));
 }
 
+/* The multi-GPU split: rows in order, each slice at least one, every slice's expected work
+ * within a row's of an equal share; on rings (rows of unequal work) and on a uniform Psi, where
+ * it is the equal split. */
+static void split_follows_work(void **unused)
+{
+    (void)unused;
+    mm_model *m = motility_load(motility_params("outer=24", "init=rings", "ring_radius=4", NULL));
+    int n = m->n_outer, rows[25];
+    double *weight = malloc((size_t)n * sizeof *weight), heaviest = 0, total = 0;
+    assert_non_null(weight);
+    for (int j = 0; j < n; j++) {
+        weight[j] = 0;
+        for (int i = 0; i < n; i++)
+            weight[j] += m->laws.dt_max /
+                         mm_inner_limit(&m->laws, m->ds, mm_capacity(m, m->psi0, j * n + i));
+    }
+    double steps = 0;
+    for (int j = 0; j < n; j++)
+        steps += weight[j];
+    for (int j = 0; j < n; j++) {
+        weight[j] += 0.2 * steps / n;
+        total += weight[j];
+        heaviest = fmax(heaviest, weight[j]);
+    }
+    for (int parts = 1; parts <= n; parts++) {
+        mm_split_rows(m, m->psi0, parts, rows);
+        assert_int_equal(rows[0], 0);
+        assert_int_equal(rows[parts], n);
+        for (int i = 0; i < parts; i++) {
+            assert_true(rows[i + 1] > rows[i]);
+            double work = 0;
+            for (int j = rows[i]; j < rows[i + 1]; j++)
+                work += weight[j];
+            if (parts < n / 2 && fabs(work - total / parts) > heaviest)
+                fail_msg("%d slices: slice %d (rows %d-%d) has work %g, a share is %g, a row %g at "
+                         "most", parts, i, rows[i], rows[i + 1], work, total / parts, heaviest);
+        }
+    }
+    /* the same Psi in every cell: every row weighs alike, the split is the equal one */
+    for (size_t e = 0; e < (size_t)n * n * m->n_inner; e++)
+        m->psi0[e] = 0.1;
+    mm_split_rows(m, m->psi0, 4, rows);
+    for (int i = 0; i <= 4; i++)
+        assert_int_equal(rows[i], n * i / 4);
+    free(weight);
+    motility_free(m, NULL);
+}
+
+/* The rows of Psi a slice reads: exactly the rows its tails' windows reach, periodically. */
+static void psi_rows_cover_windows(void **unused)
+{
+    (void)unused;
+    mm_model *m = motility_load(motility_params("outer=16", NULL));
+    int n = m->n_outer;
+    for (int first = 0; first < n; first++)
+        for (int end = first + 1; end <= n; end++) {
+            int from[2], count[2], covered[64] = {0}, want[64] = {0};
+            int runs = mm_psi_rows(m, first, end, from, count);
+            assert_true(runs == 1 || runs == 2);
+            for (int r = 0; r < runs; r++) {
+                assert_true(from[r] >= 0 && count[r] >= 1 && from[r] + count[r] <= n);
+                for (int j = from[r]; j < from[r] + count[r]; j++)
+                    covered[j]++;
+            }
+            for (int j = first - m->half; j < end + m->half; j++)
+                want[((j % n) + n) % n] = 1;
+            for (int j = 0; j < n; j++)
+                if (covered[j] != want[j])
+                    fail_msg("rows %d-%d: Psi row %d copied %d times, read: %s", first, end, j,
+                             covered[j], want[j] ? "yes" : "no");
+        }
+    motility_free(m, NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -422,7 +496,8 @@ int main(void)
         cmocka_unit_test(superbee_is_phi),      cmocka_unit_test(advection_tvd),
         cmocka_unit_test(inner_rules_agree),    cmocka_unit_test(fluid_single_mode),
         cmocka_unit_test(fluid_divergence_free), cmocka_unit_test(openmp_matches_reference),
-        cmocka_unit_test(errors),
+        cmocka_unit_test(errors),               cmocka_unit_test(split_follows_work),
+        cmocka_unit_test(psi_rows_cover_windows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

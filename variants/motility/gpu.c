@@ -84,14 +84,6 @@ static int check_algorithm(const mm_gpu *g)
     return 0;
 }
 
-/* Rows of tails per slice: as equal as whole rows allow. */
-static void split_rows(mm_gpu *g, int parts)
-{
-    int n = g->m->n_outer;
-    for (int i = 0; i <= parts; i++)
-        g->row_first[i] = (int)((long long)n * i / parts);
-}
-
 static int alloc(mm_gpu *g, mm_slice *s, void **p, size_t bytes, const char *what)
 {
     return sb_dev_alloc(&g->env->mem, s->device, p, bytes, what);
@@ -198,7 +190,7 @@ static int open_slices(mm_gpu *g)
             return sb_fail("%d MPI processes for %d rows of tails: use at most %d", g->mpi.size,
                            g->m->n_outer,
                            g->m->n_outer < MM_MAX_PARTS ? g->m->n_outer : MM_MAX_PARTS);
-        split_rows(g, g->mpi.size);
+        mm_split_rows(g->m, g->m->psi0, g->mpi.size, g->row_first);
         g->nslices = 1;
         int local = g->mpi.local_rank % env->ndevices;
         g->slice[0].device = env->devices[local];
@@ -222,7 +214,7 @@ static int open_slices(mm_gpu *g)
         if (slices < gpus || slices > g->m->n_outer)
             return sb_fail("slices=%d: use %d to %d (at least a GPU's worth, at most a row each)",
                            slices, gpus, g->m->n_outer);
-        split_rows(g, slices);
+        mm_split_rows(g->m, g->m->psi0, slices, g->row_first);
         g->nslices = slices;
         for (int i = 0; i < slices; i++) {
             g->slice[i].device = env->devices[i % gpus];
@@ -462,6 +454,25 @@ static int is_lead(const mm_gpu *g)
     return g->cfg.processes != MM_MPI || g->mpi.rank == 0;
 }
 
+/* The rows of Psi a slice's kernels read (its tails' windows), from `from` on GPU `from_device`
+ * (-1: the host) into the slice's Psi at the same place. */
+static int copy_psi_rows(mm_gpu *g, mm_slice *s, const double *from, int from_device)
+{
+    const mm_model *m = g->m;
+    size_t row = (size_t)m->n_outer * m->n_inner; /* Psi's entries a row of cells */
+    int first[2], count[2];
+    int runs = mm_psi_rows(m, s->first / m->n_outer, s->end / m->n_outer, first, count);
+    for (int r = 0; r < runs; r++) {
+        size_t at = (size_t)first[r] * row, bytes = (size_t)count[r] * row * sizeof(double);
+        if ((from_device < 0 ? sb_copy(&g->env->xfer, s->psi + at, from + at, bytes,
+                                       cudaMemcpyHostToDevice, s->stream)
+                             : sb_copy_peer(&g->env->xfer, s->psi + at, s->device, from + at,
+                                            from_device, bytes, s->stream)) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Psi and dt from the host (MPI: from rank 0) to every GPU. */
 static int send_psi(mm_gpu *g, double *dt)
 {
@@ -474,8 +485,7 @@ static int send_psi(mm_gpu *g, double *dt)
     for (int i = 0; i < g->nslices; i++) {
         mm_slice *s = &g->slice[i];
         SB_CUDA(cudaSetDevice(s->device));
-        if (sb_copy(&g->env->xfer, s->psi, g->sim.psi, psi * sizeof(double),
-                    cudaMemcpyHostToDevice, s->stream) != 0 ||
+        if (copy_psi_rows(g, s, g->sim.psi, -1) != 0 ||
             sb_copy(&g->env->xfer, s->dt, dt, sizeof *dt, cudaMemcpyHostToDevice, s->stream) != 0)
             return -1;
     }
@@ -698,20 +708,18 @@ static int step(mm_gpu *g)
     return 0;
 }
 
-/* multi-gpu-macro: Psi and dt from GPU 0 to the other slices, each slice's stream waiting for
- * them on GPU 0 first. */
+/* multi-gpu-macro: Psi (the rows each slice reads) and dt from GPU 0 to the other slices, each
+ * slice's stream waiting for them on GPU 0 first. */
 static int share_psi(mm_gpu *g)
 {
     mm_slice *lead = &g->slice[0];
-    size_t psi = (size_t)g->m->n_outer * g->m->n_outer * g->m->n_inner * sizeof(double);
     SB_CUDA(cudaSetDevice(lead->device));
     SB_CUDA(cudaEventRecord(g->psi_ready, lead->stream));
     for (int i = 1; i < g->nslices; i++) {
         mm_slice *s = &g->slice[i];
         SB_CUDA(cudaSetDevice(s->device));
         SB_CUDA(cudaStreamWaitEvent(s->stream, g->psi_ready, 0));
-        if (sb_copy_peer(&g->env->xfer, s->psi, s->device, g->macro.psi, lead->device, psi,
-                         s->stream) != 0 ||
+        if (copy_psi_rows(g, s, g->macro.psi, lead->device) != 0 ||
             sb_copy_peer(&g->env->xfer, s->dt, s->device, lead->dt, lead->device, sizeof(double),
                          s->stream) != 0)
             return -1;

@@ -231,6 +231,63 @@ double mm_capacity(const mm_model *m, const double *psi, int r0)
     return sum * m->dtheta * m->ds;
 }
 
+void mm_split_rows(const mm_model *m, const double *psi, int parts, int *row_first)
+{
+    int n = m->n_outer;
+    double *weight = malloc((size_t)n * sizeof *weight), total = 0, steps_total = 0;
+    if (!weight) { /* no room to weigh: equal rows */
+        for (int i = 0; i <= parts; i++)
+            row_first[i] = (int)((long long)n * i / parts);
+        return;
+    }
+    /* each row on its own, then summed in order: every process of an MPI run splits alike */
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j < n; j++) {
+        double steps = 0;
+        for (int i = 0; i < n; i++)
+            steps += m->laws.dt_max /
+                     mm_inner_limit(&m->laws, m->ds, mm_capacity(m, psi, j * n + i));
+        weight[j] = steps;
+    }
+    for (int j = 0; j < n; j++)
+        steps_total += weight[j];
+    double force = 0.2 * steps_total / n; /* a row's force pass, in inner steps */
+    for (int j = 0; j < n; j++)
+        total += weight[j] += force;
+    /* boundary i after the first row where the running sum reaches i / parts of the total,
+     * leaving a row at least for this slice and each after it */
+    row_first[0] = 0;
+    double sum = 0;
+    int j = 0;
+    for (int i = 1; i < parts; i++) {
+        double goal = total * i / parts;
+        while (j < n - (parts - i) && (j < row_first[i - 1] + 1 || sum + weight[j] / 2 < goal))
+            sum += weight[j++];
+        row_first[i] = j;
+    }
+    row_first[parts] = n;
+    free(weight);
+}
+
+int mm_psi_rows(const mm_model *m, int first, int end, int from[2], int count[2])
+{
+    int n = m->n_outer, lo = first - m->half, hi = end + m->half;
+    if (hi - lo >= n) {
+        from[0] = 0, count[0] = n;
+        return 1;
+    }
+    if (lo < 0) {
+        from[0] = lo + n, count[0] = -lo, from[1] = 0, count[1] = hi;
+        return 2;
+    }
+    if (hi > n) {
+        from[0] = lo, count[0] = n - lo, from[1] = 0, count[1] = hi - n;
+        return 2;
+    }
+    from[0] = lo, count[0] = hi - lo;
+    return 1;
+}
+
 /* The s-fluxes of a line from `from` on: flux[m + 1] through the face after cell m,
  * flux[from] = 0 through the one before. */
 static void line_fluxes(const double *line, int from, int n, double v, double *flux)

@@ -65,6 +65,17 @@ void mm_motor_force(mm_sim *s);
 /* What every stage returns. */
 void mm_sim_output(const mm_sim *s, mm_output *o);
 
+/* The multi-GPU and MPI split: rows of tails for `parts` slices (row_first[0] = 0 ...
+ * row_first[parts] = n_outer, each slice at least a row), in proportion to each row's expected
+ * work from Psi: a tail's inner steps an outer step (dt_max over its inner-step limit) plus its
+ * force pass, a fifth of the micro phase's time per tail (12.7 against 62.4 ms at 256^2 x 32^2
+ * on an H200). parts <= n_outer. */
+void mm_split_rows(const mm_model *m, const double *psi, int parts, int *row_first);
+/* The rows of Psi the kernels read for the tails of rows [first, end): their windows reach
+ * m->half rows either side, periodically. As runs of whole rows [from[r], from[r] + count[r]),
+ * at most two; returns how many (one, every row, when the reach covers the grid). */
+int mm_psi_rows(const mm_model *m, int first, int end, int from[2], int count[2]);
+
 /* A CPU stage: the run resets the simulation and takes the model's steps. */
 typedef struct mm_stage {
     sb_env *env;
