@@ -64,3 +64,28 @@ int sb_read_lines(const char *path, char **field, int cap, sb_line_fn on_line, v
     fclose(file);
     return rc ? -1 : 0;
 }
+
+int sb_keyword(const char *word, const char *const *keyword, int count)
+{
+    for (int k = 0; k < count; k++)
+        if (strcmp(word, keyword[k]) == 0)
+            return k;
+    return -1;
+}
+
+int sb_header_statement(const char *path, long number, int k, int n, int *next, long *line_of,
+                        const char *const *keyword, const char *const *usage, const char *order)
+{
+    if (k < *next)
+        return sb_fail("%s:%ld: '%s' given twice (first at line %ld); keep one", path, number,
+                       keyword[k], line_of[k]);
+    if (k > *next)
+        return sb_fail("%s:%ld: '%s' before '%s': the statements come in the order %s", path,
+                       number, keyword[k], usage[*next], order);
+    if (n != 2)
+        return sb_fail("%s:%ld: wrong number of fields (%d after '%s'); write '%s'", path, number,
+                       n - 1, keyword[k], usage[k]);
+    line_of[k] = number;
+    *next = k + 1;
+    return 0;
+}

@@ -21,6 +21,17 @@ typedef int (*sb_line_fn)(void *ctx, long number, size_t length, char **field, i
  * failed), 0 when every line was read. */
 int sb_read_lines(const char *path, char **field, int cap, sb_line_fn on_line, void *ctx);
 
+/* The index of `word` among keyword[0 .. count - 1]; -1 when it is none of them. */
+int sb_keyword(const char *word, const char *const *keyword, int count);
+
+/* Statement k of a header whose statements come once each, in order, with one value each:
+ * keyword[k] names statement k, usage[k] shows how to write it, `order` lists them ("angio-state,
+ * side, cells, tubes"). Met at line `number` of `path` with n fields, the keyword among them. 0
+ * when it is the one expected (*next): line_of[k] = number and *next = k + 1; else -1, sb_fail
+ * saying "path:number: why" (given twice, early, or with the wrong field count). */
+int sb_header_statement(const char *path, long number, int k, int n, int *next, long *line_of,
+                        const char *const *keyword, const char *const *usage, const char *order);
+
 #ifdef __cplusplus
 }
 #endif

@@ -179,17 +179,9 @@ static int parse_statement(parser *p, int k, char **f, int n)
 {
     if (p->next == K_HEADER && k != K_HEADER)
         return not_a_state_file(p);
-    if (k < p->next)
-        return fail_at(p, "'%s' given twice (first at line %ld); keep one", keyword[k],
-                       p->line_of[k]);
-    if (k > p->next)
-        return fail_at(p, "'%s' before '%s': the statements come in the order angio-state, "
-                       "side, cells, tubes", keyword[k], usage[p->next]);
-    if (n != 2)
-        return fail_at(p, "wrong number of fields (%d after '%s'); write '%s'", n - 1,
-                       keyword[k], usage[k]);
-    p->line_of[k] = p->lineno;
-    p->next = k + 1;
+    if (sb_header_statement(p->path, p->lineno, k, n, &p->next, p->line_of, keyword, usage,
+                            "angio-state, side, cells, tubes") != 0)
+        return -1;
     switch (k) {
     case K_HEADER:
         if (strcmp(f[1], "1") != 0)
@@ -256,17 +248,9 @@ static int parse_tube(parser *p, char **f, int n)
 
 /* ---- lines ---- */
 
-static int keyword_of(const char *word)
-{
-    for (int k = 0; k < K_END; k++)
-        if (strcmp(word, keyword[k]) == 0)
-            return k;
-    return -1;
-}
-
 static int parse_fields(parser *p, char **f, int n)
 {
-    int k = keyword_of(f[0]);
+    int k = sb_keyword(f[0], keyword, K_END);
     if (p->section >= 0 && p->got < announced(p)) {
         /* Inside a section every line is one of its lines, until a statement cuts it short. */
         if (k >= 0)
