@@ -253,6 +253,7 @@ static int alloc_buffers(mm_dmacro *d)
     int rc;
     if ((rc = alloc(d, &d->psi, entries * sizeof *d->psi, "motility's Psi")) != 0 ||
         (rc = alloc(d, &d->psi_next, entries * sizeof *d->psi_next, "motility's next Psi")) != 0 ||
+        (rc = alloc(d, &d->psi0, entries * sizeof *d->psi0, "motility's initial Psi")) != 0 ||
         (rc = alloc(d, &d->u, planes * cells * sizeof *d->u, "motility's fluid layers")) != 0 ||
         (rc = alloc(d, &d->beta, cells * sizeof *d->beta, "motility's bound fraction")) != 0 ||
         (rc = alloc(d, &d->fields, 5 * cells * sizeof *d->fields, "motility's force and stress")) !=
@@ -310,6 +311,8 @@ static int upload_model(mm_dmacro *d)
     if (sb_copy(&d->env->xfer, d->tables + 4 * ni, m->kappa_layer,
                 (size_t)d->layers * sizeof(double), cudaMemcpyHostToDevice, d->stream) != 0 ||
         sb_copy(&d->env->xfer, d->m_tot, m->m_tot, d->cells * sizeof(double),
+                cudaMemcpyHostToDevice, d->stream) != 0 ||
+        sb_copy(&d->env->xfer, d->psi0, m->psi0, d->cells * ni * sizeof(double),
                 cudaMemcpyHostToDevice, d->stream) != 0)
         return -1;
     SB_CUDA(cudaStreamSynchronize(d->stream));
@@ -351,8 +354,8 @@ void mm_dmacro_close(mm_dmacro *d)
         cufftDestroy(d->forward);
     if (d->made_inverse)
         cufftDestroy(d->inverse);
-    void *buffers[] = {d->psi,      d->psi_next, d->u,      d->beta,    d->fields, d->spectra,
-                       d->velocity, d->m_tot,    d->tables, d->fastest, d->fft_work};
+    void *buffers[] = {d->psi,     d->psi_next, d->psi0,   d->u,       d->beta,    d->fields,
+                       d->spectra, d->velocity, d->m_tot,  d->tables,  d->fastest, d->fft_work};
     for (size_t b = 0; b < sizeof buffers / sizeof *buffers; b++)
         sb_dev_free(&d->env->mem, buffers[b]);
     memset(d, 0, sizeof *d);
@@ -361,8 +364,8 @@ void mm_dmacro_close(mm_dmacro *d)
 int mm_dmacro_reset(mm_dmacro *d)
 {
     SB_CUDA(cudaSetDevice(d->device));
-    if (sb_copy(&d->env->xfer, d->psi, d->m->psi0, d->cells * d->n_inner * sizeof *d->psi,
-                cudaMemcpyHostToDevice, d->stream) != 0)
+    if (sb_copy(&d->env->xfer, d->psi, d->psi0, d->cells * d->n_inner * sizeof *d->psi,
+                cudaMemcpyDeviceToDevice, d->stream) != 0)
         return -1;
     SB_CUDA(cudaMemsetAsync(d->u, 0, 2 * (size_t)d->layers * d->cells * sizeof *d->u, d->stream));
     return 0;

@@ -32,6 +32,7 @@ typedef struct mm_dmacro {
     /* device */
     double *psi;      /* cells x n_inner; the same pointer for the whole run */
     double *psi_next; /* the transport's output, copied back into psi */
+    double *psi0;     /* the model's initial Psi, uploaded at open: a reset is a device copy */
     double *u;        /* layers x 2 planes: u_x, u_y of each layer, layer 0 first */
     double *beta;     /* cells: the bound fraction */
     double *fields;   /* 5 planes the forward transform reads: F_x, F_y, sigma_xx, xy, yy */
@@ -51,7 +52,8 @@ typedef struct mm_dmacro {
  * saying why (d then holds nothing). */
 int mm_dmacro_open(mm_dmacro *d, sb_env *env, const mm_model *m, int device, cudaStream_t stream);
 void mm_dmacro_close(mm_dmacro *d);
-/* Back to the initial state: Psi = the model's psi0, still fluid (u = 0). */
+/* Back to the initial state: Psi = the model's psi0 (from the device's copy: a run makes no host
+ * round trip, not even its first), still fluid (u = 0). */
 int mm_dmacro_reset(mm_dmacro *d);
 /* host.c's mm_macro_psi: the bound fraction from d_coarse (cells, device) and M_tot; the outer
  * step (mm_outer_dt's: fmin(dt_max, cfl_outer / the largest outflow rate), dt_max when that is
