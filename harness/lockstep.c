@@ -33,6 +33,7 @@ int sb_lockstep_open(sb_env *env, sb_lockstep *p)
     MPI_Comm host;
     SB_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, p->rank, MPI_INFO_NULL, &host));
     SB_MPI(MPI_Comm_rank(host, &p->local_rank));
+    SB_MPI(MPI_Comm_size(host, &p->local_size));
     SB_MPI(MPI_Comm_free(&host));
     p->cuda_aware = 0;
 #if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA

@@ -14,7 +14,7 @@ extern "C" {
 #endif
 
 typedef struct sb_lockstep {
-    int rank, size, local_rank, cuda_aware;
+    int rank, size, local_rank, local_size, cuda_aware; /* local: among this host's processes */
 } sb_lockstep;
 
 /* Checks an MPI call (in a file that includes <mpi.h>): a failure becomes one message (file:line,
