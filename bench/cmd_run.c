@@ -7,7 +7,9 @@
 
 #include "../harness/context.h"
 #include "../harness/error.h"
+#include "../harness/json.h"
 #include "../harness/registry.h"
+#include "../harness/repeat.h"
 #include "commands.h"
 #include "runner.h"
 
@@ -30,6 +32,100 @@ static int fail(void)
 {
     fprintf(stderr, "stagebench run: %s\n", sb_error());
     return 2;
+}
+
+/* The repetitions' table: per benchmark, the median of the repetitions' medians and their
+ * spread (the aggregates sb_merge_repetitions wrote). */
+static void print_repetitions(const char *path)
+{
+    json_t *doc = sb_json_load(path), *e;
+    size_t i;
+    if (!doc)
+        return;
+    printf("%-72s %4s %12s %9s\n", "benchmark (repetitions: separate processes)", "reps",
+           "median", "between");
+    json_array_foreach(json_object_get(doc, "benchmarks"), i, e) {
+        const char *aggregate = json_string_value(json_object_get(e, "aggregate_name"));
+        if (!aggregate || strcmp(aggregate, "median") != 0)
+            continue;
+        json_t *cv = json_array_get(json_object_get(doc, "benchmarks"), i + 3);
+        char median[32];
+        sb_format_seconds(json_number_value(json_object_get(e, "real_time")) * 1e-3, median,
+                          sizeof median);
+        printf("%-72s %4d %12s %8.2f%%\n", json_string_value(json_object_get(e, "run_name")),
+               (int)json_integer_value(json_object_get(e, "iterations")), median,
+               100 * json_number_value(json_object_get(cv, "real_time")));
+    }
+    json_decref(doc);
+}
+
+/* `run ... --repetitions N`: the same command N times, each a process of its own writing its
+ * own file, merged into `path` after every repetition (a run cut off keeps the repetitions it
+ * finished). Returns the exit status. */
+static int run_repetitions(int argc, char **argv, int n, const char *path, int quiet)
+{
+    char **child = calloc((size_t)argc + 6, sizeof *child), rep_paths[64][4096];
+    const char *paths[64];
+    if (!child)
+        return fail();
+    if (n > 64) {
+        sb_fail("--repetitions %d: at most 64", n);
+        return fail();
+    }
+    int worst = 0, merged = 0;
+    for (int k = 0; k < n; k++) {
+        int m = 0;
+        child[m++] = "stagebench";
+        child[m++] = "run";
+        for (int i = 1; i < argc; i++) {
+            const char *a = argv[i];
+            int takes_value = !strcmp(a, "--repetitions") || !strcmp(a, "--out") ||
+                              !strcmp(a, "--dump-output");
+            if (!strncmp(a, "--repetitions", 13) || !strncmp(a, "--out", 5) ||
+                (k > 0 && !strncmp(a, "--dump-output", 13))) {
+                i += takes_value;
+                continue;
+            }
+            child[m++] = argv[i];
+        }
+        sb_repetition_path(path, k, rep_paths[k], sizeof rep_paths[k]);
+        paths[k] = rep_paths[k];
+        child[m++] = "--out";
+        child[m++] = rep_paths[k];
+        if (k > 0 || quiet)
+            child[m++] = "--quiet";
+        child[m] = NULL;
+        if (!quiet)
+            printf("repetition %d of %d (a process of its own)\n", k + 1, n);
+        int status = sb_run_repetition(child, k, n);
+        if (status < 0) {
+            free(child);
+            return fail();
+        }
+        if (status == 2 && k == 0) { /* bad usage or inputs: the child said why, wrote nothing */
+            free(child);
+            return 2;
+        }
+        if (status > 2)
+            fprintf(stderr, "stagebench run: repetition %d of %d ended with status %d%s; the "
+                    "others are kept\n", k + 1, n, status,
+                    status > 128 ? " (a signal)" : "");
+        worst = status > 2 ? 1 : status > worst ? status : worst;
+        if ((merged = sb_merge_repetitions(paths, k + 1, n, path)) < 0) {
+            free(child);
+            return fail();
+        }
+    }
+    free(child);
+    for (int k = 0; k < n; k++) {
+        char csv[4096];
+        snprintf(csv, sizeof csv, "%.*s.csv", (int)(strlen(paths[k]) - 5), paths[k]);
+        remove(paths[k]);
+        remove(csv);
+    }
+    print_repetitions(path);
+    printf("%d of %d repetitions merged; records: %s (and .csv)\n", merged, n, path);
+    return worst;
 }
 
 /* Under mpirun every process runs the same command (the mpi stage's processes meet inside its
@@ -122,6 +218,20 @@ int sb_cmd_run(int argc, char **argv)
     for (int i = 0; i < nassign; i++)
         if (sb_params_assign(&params, assignments[i]) != 0)
             return fail();
+    if (opt.repetitions > 1 && sb_repetition_index(NULL) == 0 && !getenv(SB_REPETITION_ENV)) {
+        if (process_rank() > 0 || getenv("OMPI_COMM_WORLD_SIZE")) {
+            sb_fail("--repetitions under mpirun: run mpirun once per repetition instead (each "
+                    "is then a process of its own)");
+            return fail();
+        }
+        char path[4096];
+        if (out)
+            snprintf(path, sizeof path, "%s", out);
+        else
+            sb_default_run_path(w->name, ".json", path, sizeof path);
+        return run_repetitions(argc, argv, opt.repetitions, path, quiet);
+    }
+
     sb_devices devices;
     if (sb_devices_select(&devices, device) != 0)
         return fail();

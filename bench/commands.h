@@ -7,6 +7,8 @@ int sb_cmd_list(int argc, char **argv);
 int sb_cmd_run(int argc, char **argv);
 int sb_cmd_study(int argc, char **argv);
 int sb_cmd_compare(int argc, char **argv);
+int sb_cmd_suite(int argc, char **argv);
+int sb_cmd_calibrate(int argc, char **argv);
 int sb_cmd_plot(int argc, char **argv);
 
 #endif

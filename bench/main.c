@@ -9,7 +9,9 @@ static const char usage[] =
     "  list [workload]                  workloads, variants, stages, needs, sources\n"
     "  run <workload> [options]         measure variants at one parameter point\n"
     "  study <file> [--define K=V]      a paper-figure sweep: records and figures\n"
-    "  compare <base.json> <new.json>   exit 1 on a significant regression\n"
+    "  compare <base> <new> [options]   exit 1 on a significant regression\n"
+    "  suite <file> [--repetitions N]   a fixed list of runs, repeated in separate processes\n"
+    "  calibrate <suite>|--from ...     the noise between runs: thresholds for compare\n"
     "  plot <records.json>... [options] gnuplot figures (PNG and SVG)\n"
     "`stagebench <command> --help` describes each.\n";
 
@@ -22,6 +24,8 @@ int main(int argc, char **argv)
                     {"run", sb_cmd_run},
                     {"study", sb_cmd_study},
                     {"compare", sb_cmd_compare},
+                    {"suite", sb_cmd_suite},
+                    {"calibrate", sb_cmd_calibrate},
                     {"plot", sb_cmd_plot}};
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         fputs(usage, argc < 2 ? stderr : stdout);

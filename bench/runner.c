@@ -377,6 +377,10 @@ int sb_measure_option(sb_measure_options *o, const char *name, const char *value
         if (number_in(name, value, 1e-3, 1e6, &x))
             return -1;
         o->timeout = x;
+    } else if (strcmp(name, "repetitions") == 0) {
+        if (number_in(name, value, 1, 1000, &x))
+            return -1;
+        o->repetitions = (int)x;
     } else if (strcmp(name, "warmup") == 0) {
         if (number_in(name, value, 0, 1000, &x))
             return -1;

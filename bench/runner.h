@@ -57,6 +57,8 @@ int sb_measure_option(sb_measure_options *o, const char *name, const char *value
     "  --min-time S       ...and S seconds of sampling (default 0.5)\n"                           \
     "  --timeout S        stop sampling after S seconds regardless (default 20)\n"                \
     "  --warmup N         untimed runs before sampling (default 1)\n"                             \
+    "  --repetitions N    run it all N times, each in a process of its own; the records keep\n"   \
+    "                     every repetition and their aggregates (default 1)\n"                   \
     "  --cold             flush the L2 cache before every sample\n"                            \
     "  --metrics LIST     hardware counters, in passes after the timing: default, none, or\n"    \
     "                     names (default,m1,...; `stagebench list --metrics`); naming them makes\n" \

@@ -5,6 +5,7 @@
  *   workload NAME
  *   define KEY VALUE               ${KEY} in later values; --define KEY=VALUE overrides
  *   option NAME [VALUE]            a measurement option, as on `stagebench run`, for every run
+ *                                  (repetitions N: each run N times, a process a repetition)
  *   run NAME                       a sweep, recorded in NAME.json / NAME.csv; then, indented:
  *     param NAME=VALUE             fixed parameter
  *     sweep NAME=V1,V2,...         swept parameter (several sweeps: every combination);
@@ -74,7 +75,9 @@
 
 #include "../harness/context.h"
 #include "../harness/error.h"
+#include "../harness/json.h"
 #include "../harness/registry.h"
+#include "../harness/repeat.h"
 #include "commands.h"
 #include "plot.h"
 #include "runner.h"
@@ -245,7 +248,7 @@ static int apply_option(sb_measure_options *o, const char *name, const char *val
         return sb_fail_context("%s:%d", path, line);
     if (known > 0)
         return sb_fail("%s:%d: unknown option '%s' (max-noise, min-samples, min-time, timeout, "
-                       "warmup, metrics, cold, no-activity)",
+                       "warmup, repetitions, metrics, cold, no-activity)",
                        path, line, name);
     return 0;
 }
@@ -614,6 +617,95 @@ static void dump_name(const study_run *run, const sb_params *params, char *out, 
         snprintf(out + len, cap - len, ".txt");
 }
 
+/* A sweep with `option repetitions N`: the study run N times for this sweep alone (--run NAME),
+ * each a process of its own writing into DIR/.repetitions/NAME-<k>/, merged into DIR/NAME.json
+ * after each; the first repetition's dump files are moved up into DIR. */
+static int repeat_sweep(const study *s, const study_run *run, const char *dir, int n, int argc,
+                        char **argv, sb_point_outcome *total)
+{
+    char rep_dirs[64][1200], rep_files[64][1400], out[1200];
+    const char *paths[64];
+    char **child = calloc((size_t)argc + 8, sizeof *child);
+    if (!child)
+        return sb_fail("out of host memory");
+    if (n > 64) {
+        free(child);
+        return sb_fail("option repetitions %d: at most 64", n);
+    }
+    snprintf(out, sizeof out, "%s/%s.json", dir, run->name);
+    int rc = 0;
+    for (int k = 0; k < n && rc == 0; k++) {
+        int m = 0;
+        child[m++] = "stagebench";
+        child[m++] = "study";
+        child[m++] = (char *)s->path;
+        for (int i = 1; i < argc; i++)
+            if (!strcmp(argv[i], "--define") && i + 1 < argc) {
+                child[m++] = argv[i];
+                child[m++] = argv[++i];
+            }
+        snprintf(rep_dirs[k], sizeof rep_dirs[k], "%s/.repetitions/%s-%d", dir, run->name, k);
+        snprintf(rep_files[k], sizeof rep_files[k], "%.1200s/%s.json", rep_dirs[k], run->name);
+        paths[k] = rep_files[k];
+        child[m++] = "--run";
+        child[m++] = (char *)run->name;
+        child[m++] = "--out";
+        child[m++] = rep_dirs[k];
+        child[m++] = "--quiet";
+        child[m] = NULL;
+        printf("run %s: repetition %d of %d (a process of its own)\n", run->name, k + 1, n);
+        int status = sb_run_repetition(child, k, n);
+        if (status < 0 || status == 2)
+            rc = status < 0 ? -1 : sb_fail("repetition %d of run %s refused its inputs (above)",
+                                           k + 1, run->name);
+        else if (status != 0)
+            total->failed++; /* the repetition's records say which variant and why */
+        if (rc == 0 && sb_merge_repetitions(paths, k + 1, n, out) < 0)
+            rc = -1;
+    }
+    free(child);
+    if (rc != 0)
+        return rc;
+    /* The dumps of the first repetition (every repetition's output is the same, validated)
+     * move up; the rest of the repetitions' folders go. */
+    for (int k = 0; k < n; k++) {
+        glob_t g;
+        char pattern[1400];
+        const char *rep_dir = rep_dirs[k];
+        snprintf(pattern, sizeof pattern, "%.1200s/*", rep_dir);
+        if (glob(pattern, 0, NULL, &g) != 0)
+            continue;
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+            char to[2600];
+            snprintf(to, sizeof to, "%s/%s", dir, base);
+            int records = !strncmp(base, run->name, strlen(run->name)) &&
+                          (!strcmp(base + strlen(run->name), ".json") ||
+                           !strcmp(base + strlen(run->name), ".csv"));
+            if (k > 0 || records || rename(g.gl_pathv[i], to) != 0)
+                remove(g.gl_pathv[i]);
+        }
+        globfree(&g);
+        rmdir(rep_dir);
+    }
+    snprintf(out, sizeof out, "%s/.repetitions", dir);
+    rmdir(out); /* when no other sweep's repetitions are there */
+    snprintf(out, sizeof out, "%s/%s.json", dir, run->name);
+    json_t *doc = sb_json_load(out), *e;
+    size_t i;
+    json_array_foreach(json_object_get(doc, "benchmarks"), i, e) {
+        const char *status = json_string_value(
+            json_object_get(json_object_get(e, "stagebench"), "status"));
+        if (status)
+            total->valid += !strcmp(status, "valid");
+        if (status)
+            total->skipped += !strcmp(status, "skipped");
+    }
+    json_decref(doc);
+    printf("run %s: %d repetitions merged into %s\n", run->name, n, out);
+    return 0;
+}
+
 static int run_sweep(const study *s, const study_run *run, const sb_workload *w,
                      const char *dir, int argc, char **argv, int quiet, sb_point_outcome *total)
 {
@@ -621,6 +713,11 @@ static int run_sweep(const study *s, const study_run *run, const sb_workload *w,
     for (int i = 0; i < run->noptions; i++) /* their values were checked when read */
         sb_measure_option(&opt, run->options[i].name,
                           run->options[i].has_value ? run->options[i].value : NULL);
+    if (opt.repetitions > 1 && !getenv(SB_REPETITION_ENV)) {
+        if (repeat_sweep(s, run, dir, opt.repetitions, argc, argv, total) != 0)
+            return sb_fail_context("%s:%d: run %s", s->path, run->line, run->name);
+        return 0;
+    }
     sb_devices devices;
     if (sb_devices_select(&devices, run->device[0] ? run->device : NULL) != 0)
         return sb_fail_context("%s:%d: run %s", s->path, run->line, run->name);

@@ -1,7 +1,10 @@
 #include "compare.h"
 
+#include <dirent.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <jansson.h>
 
 #include "error.h"
@@ -9,20 +12,27 @@
 #include "stats.h"
 
 /* One benchmark of a records file: the samples of every entry that has its name (Google Benchmark
- * writes one entry per repetition; stagebench one entry holding every sample). */
+ * writes one entry per repetition; stagebench one entry holding every sample, and with
+ * --repetitions one entry per repetition), and each entry's own median: one per repetition. */
 typedef struct bench {
     const char *name;   /* borrowed from the loaded document */
     const char *status; /* "valid", or the first other status among its entries */
     double *samples;    /* seconds; only from valid entries */
     int n, cap;
-    int matched;        /* the other file has a benchmark of this name */
+    double *reps; /* each valid entry's median, seconds */
+    int nreps, repcap;
+    int matched; /* the other side has a benchmark of this name */
 } bench;
 
+/* One side of a comparison: a records file, or every records file of a directory. */
 typedef struct records {
     const char *path;
-    json_t *doc;
-    bench *benches; /* in the file's order */
+    json_t **docs;
+    int ndocs;
+    bench *benches; /* in the files' order */
     int n, cap;
+    int processes; /* some file's repetitions ran in separate processes */
+    const char *device, *commit;
 } records;
 
 static bench *find_bench(const records *r, const char *name)
@@ -53,17 +63,17 @@ static bench *find_or_add_bench(records *r, const char *name)
     return b;
 }
 
-static int add_sample(const records *r, bench *b, double seconds)
+static int push(double **list, int *n, int *cap, double x, const char *path, const char *name)
 {
-    if (b->n == b->cap) {
-        int cap = b->cap ? 2 * b->cap : 64;
-        double *grown = realloc(b->samples, (size_t)cap * sizeof *grown);
+    if (*n == *cap) {
+        int grown_cap = *cap ? 2 * *cap : 64;
+        double *grown = realloc(*list, (size_t)grown_cap * sizeof *grown);
         if (!grown)
-            return sb_fail("%s: out of memory for %d samples of %s", r->path, cap, b->name);
-        b->samples = grown;
-        b->cap = cap;
+            return sb_fail("%s: out of memory for %d values of %s", path, grown_cap, name);
+        *list = grown;
+        *cap = grown_cap;
     }
-    b->samples[b->n++] = seconds;
+    (*list)[(*n)++] = x;
     return 0;
 }
 
@@ -80,15 +90,22 @@ static double unit_seconds(const char *unit)
     return 0;
 }
 
+static double median_of(const double *x, int n)
+{
+    sb_stats s;
+    sb_stats_compute(x, n, &s);
+    return s.median;
+}
+
 /* Adds one entry of the "benchmarks" array: its stagebench samples when it has them, otherwise
- * its real_time as one sample. */
-static int read_entry(records *r, size_t index, json_t *entry)
+ * its real_time as one sample; and its median as one repetition's. */
+static int read_entry(records *r, const char *path, size_t index, json_t *entry)
 {
     const char *name = json_string_value(json_object_get(entry, "name"));
     if (!name)
         return sb_fail("%s: benchmarks[%zu] has no \"name\" string; compare records written by "
                        "stagebench run or Google Benchmark (--benchmark_format=json)",
-                       r->path, index);
+                       path, index);
     /* Google Benchmark's aggregates (name_mean, name_stddev, ...) summarize iterations that are
      * in the file too; older versions write no run_type at all. */
     const char *run_type = json_string_value(json_object_get(entry, "run_type"));
@@ -112,53 +129,133 @@ static int read_entry(records *r, size_t index, json_t *entry)
     if (json_is_array(samples)) {
         size_t i;
         json_t *sample;
+        int first = b->n;
         json_array_foreach(samples, i, sample) {
             if (!json_is_number(sample))
                 return sb_fail("%s: %s: stagebench.time.samples[%zu] is not a number; "
-                               "regenerate the file with stagebench run", r->path, name, i);
-            if (add_sample(r, b, json_number_value(sample)) != 0)
+                               "regenerate the file with stagebench run", path, name, i);
+            if (push(&b->samples, &b->n, &b->cap, json_number_value(sample), path, name) != 0)
                 return -1;
         }
-        return 0;
+        if (b->n == first)
+            return 0;
+        return push(&b->reps, &b->nreps, &b->repcap, median_of(b->samples + first, b->n - first),
+                    path, name);
     }
 
     json_t *real_time = json_object_get(entry, "real_time");
     if (!json_is_number(real_time))
         return sb_fail("%s: %s has neither stagebench.time.samples nor a numeric real_time; "
-                       "regenerate the file with stagebench run", r->path, name);
+                       "regenerate the file with stagebench run", path, name);
     /* Google Benchmark leaves time_unit out when it is its default, nanoseconds. */
     const char *unit = json_string_value(json_object_get(entry, "time_unit"));
     double scale = unit_seconds(unit ? unit : "ns");
     if (scale == 0)
-        return sb_fail("%s: %s: unknown time_unit \"%s\" (expected ns, us, ms or s)", r->path,
+        return sb_fail("%s: %s: unknown time_unit \"%s\" (expected ns, us, ms or s)", path,
                        name, unit);
-    return add_sample(r, b, json_number_value(real_time) * scale);
+    double seconds = json_number_value(real_time) * scale;
+    if (push(&b->samples, &b->n, &b->cap, seconds, path, name) != 0)
+        return -1;
+    return push(&b->reps, &b->nreps, &b->repcap, seconds, path, name);
 }
 
 static void free_records(records *r)
 {
-    for (int i = 0; i < r->n; i++)
+    for (int i = 0; i < r->n; i++) {
         free(r->benches[i].samples);
+        free(r->benches[i].reps);
+    }
     free(r->benches);
-    json_decref(r->doc);
+    for (int i = 0; i < r->ndocs; i++)
+        json_decref(r->docs[i]);
+    free(r->docs);
+    memset(r, 0, sizeof *r);
 }
 
-static int load_records(records *r, const char *path)
+static int is_calibration(const json_t *doc)
 {
-    *r = (records){.path = path};
-    r->doc = sb_json_load(path);
-    if (!r->doc)
+    return json_object_get(doc, "stagebench_calibration") != NULL;
+}
+
+static int load_file(records *r, const char *path, int in_directory)
+{
+    json_t *doc = sb_json_load(path);
+    if (!doc)
         return -1;
-    json_t *benchmarks = json_object_get(r->doc, "benchmarks");
+    if (in_directory && is_calibration(doc)) { /* a baseline's folder may keep its calibration */
+        json_decref(doc);
+        return 0;
+    }
+    json_t **docs = realloc(r->docs, (size_t)(r->ndocs + 1) * sizeof *docs);
+    if (!docs) {
+        json_decref(doc);
+        return sb_fail("%s: out of host memory", path);
+    }
+    r->docs = docs;
+    r->docs[r->ndocs++] = doc;
+    json_t *benchmarks = json_object_get(doc, "benchmarks");
     if (!json_is_array(benchmarks))
         return sb_fail("%s: not a stagebench/Google Benchmark records file (no \"benchmarks\" "
                        "array)", path);
+    json_t *sb = json_object_get(json_object_get(doc, "context"), "stagebench");
+    r->processes |= json_object_get(sb, "repetitions") != NULL;
+    if (!r->device)
+        r->device = json_string_value(
+            json_object_get(json_array_get(json_object_get(sb, "devices"), 0), "name"));
+    if (!r->commit)
+        r->commit = json_string_value(json_object_get(sb, "git_commit"));
     size_t i;
     json_t *entry;
     json_array_foreach(benchmarks, i, entry)
-        if (read_entry(r, i, entry) != 0)
+        if (read_entry(r, path, i, entry) != 0)
             return -1;
     return 0;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A records file, or every *.json of a directory in name order. */
+static int load_records(records *r, const char *path)
+{
+    *r = (records){.path = path};
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return load_file(r, path, 0);
+    DIR *d = opendir(path);
+    if (!d)
+        return sb_fail("%s: cannot list the directory", path);
+    char **names = NULL;
+    int n = 0, rc = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        char **grown = realloc(names, (size_t)(n + 1) * sizeof *names);
+        if (!grown || !(grown[n] = strdup(e->d_name))) {
+            names = grown ? grown : names;
+            rc = sb_fail("%s: out of host memory", path);
+            break;
+        }
+        names = grown;
+        n++;
+    }
+    closedir(d);
+    if (names)
+        qsort(names, (size_t)n, sizeof *names, compare_names);
+    for (int i = 0; i < n && rc == 0; i++) {
+        char file[4096];
+        snprintf(file, sizeof file, "%s/%s", path, names[i]);
+        rc = load_file(r, file, 1);
+    }
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    if (rc == 0 && r->ndocs == 0)
+        return sb_fail("%s: a directory without records files (*.json)", path);
+    return rc;
 }
 
 /* "12.35 ms": the unit that puts the value in [1, 1000), four or five significant digits. */
@@ -175,20 +272,207 @@ static void format_time(double seconds, char *out, size_t cap)
     snprintf(out, cap, v < 10 ? "%.3f %s" : v < 100 ? "%.2f %s" : "%.1f %s", v, units[u].name);
 }
 
+static void format_percent(double x, char *out, size_t cap)
+{
+    if (!isfinite(x))
+        snprintf(out, cap, "inf");
+    else
+        snprintf(out, cap, x < 0.1 ? "%.1f%%" : "%.0f%%", 100 * x);
+}
+
+static const char *text_or_empty(const char *text)
+{
+    return text ? text : "";
+}
+
 static int is_valid(const bench *b)
 {
     return strcmp(b->status, "valid") == 0;
 }
 
+/* Calibration */
+
+int sb_calibration_load(sb_calibration *c, const char *path)
+{
+    memset(c, 0, sizeof *c);
+    json_t *doc = sb_json_load(path);
+    if (!doc)
+        return -1;
+    json_t *list = json_object_get(doc, "benchmarks");
+    if (json_integer_value(json_object_get(doc, "stagebench_calibration")) != 1 ||
+        !json_is_array(list)) {
+        json_decref(doc);
+        return sb_fail("%s: not a calibration file (make one with stagebench calibrate)", path);
+    }
+    snprintf(c->device, sizeof c->device, "%s",
+             text_or_empty(json_string_value(json_object_get(doc, "device"))));
+    c->benches = calloc(json_array_size(list) + 1, sizeof *c->benches);
+    if (!c->benches) {
+        json_decref(doc);
+        return sb_fail("%s: out of host memory", path);
+    }
+    size_t i;
+    json_t *e;
+    json_array_foreach(list, i, e) {
+        const char *name = json_string_value(json_object_get(e, "name"));
+        json_t *spread = json_object_get(e, "spread");
+        json_int_t reps = json_integer_value(json_object_get(e, "repetitions"));
+        if (!name || !json_is_number(spread) || json_number_value(spread) < 0 || reps < 2) {
+            json_decref(doc);
+            sb_calibration_free(c);
+            return sb_fail("%s: benchmarks[%zu] needs a name, a spread >= 0 and repetitions >= 2 "
+                           "(make the file with stagebench calibrate)", path, i);
+        }
+        sb_calibrated *b = &c->benches[c->n++];
+        snprintf(b->name, sizeof b->name, "%s", name);
+        b->spread = json_number_value(spread);
+        b->repetitions = (int)reps;
+    }
+    json_decref(doc);
+    return 0;
+}
+
+void sb_calibration_free(sb_calibration *c)
+{
+    free(c->benches);
+    memset(c, 0, sizeof *c);
+}
+
+static const sb_calibrated *find_calibrated(const sb_calibration *c, const char *name)
+{
+    for (int i = 0; c && i < c->n; i++)
+        if (strcmp(c->benches[i].name, name) == 0)
+            return &c->benches[i];
+    return NULL;
+}
+
+static double calibrated_threshold(double spread, double floor)
+{
+    /* On the ratio scale: K times one repetition's spread of the log median. */
+    double t = expm1(SB_CALIBRATION_K * spread);
+    return t > floor ? t : floor;
+}
+
+/* The comparison */
+
+enum test { TEST_NONE, TEST_WELCH, TEST_CALIBRATED, TEST_U };
+static const char *const test_names[] = {"-", "welch", "t-cal", "U-samples"};
+
+typedef struct row {
+    const bench *was, *now;
+    enum test test;
+    double base_median, new_median, ratio, threshold;
+    double p, p_adjusted;
+    double se, df; /* of the log ratio, for the minimum detectable effect */
+    double min_p;  /* the smallest p this test can give these sizes (the exact U test) */
+    const char *verdict;
+} row;
+
+static void log_of(const double *x, int n, double *out)
+{
+    for (int i = 0; i < n; i++)
+        out[i] = log(x[i]);
+}
+
+/* Tests one matched benchmark; TEST_NONE when either side is not valid. */
+static int test_row(row *w, const sb_compare_options *opt, const sb_calibration *cal)
+{
+    const bench *was = w->was, *now = w->now;
+    if (!is_valid(was) || !is_valid(now) || was->n == 0 || now->n == 0)
+        return 0;
+    const sb_calibrated *c = find_calibrated(cal, was->name);
+    double floor = opt->floor > 0 ? opt->floor : SB_COMPARE_FLOOR;
+    w->threshold = c ? calibrated_threshold(c->spread, floor) : opt->threshold;
+    if (was->nreps >= 2 && now->nreps >= 2) {
+        double *a = malloc((size_t)(was->nreps + now->nreps) * sizeof *a);
+        if (!a)
+            return sb_fail("out of host memory");
+        double *b = a + was->nreps;
+        log_of(was->reps, was->nreps, a);
+        log_of(now->reps, now->nreps, b);
+        sb_ttest t;
+        int rc = sb_t_test(a, was->nreps, b, now->nreps, c ? c->spread : 0,
+                           c ? c->repetitions - 1 : 0, &t);
+        free(a);
+        if (rc != 0)
+            return -1;
+        w->test = c ? TEST_CALIBRATED : TEST_WELCH;
+        w->base_median = median_of(was->reps, was->nreps);
+        w->new_median = median_of(now->reps, now->nreps);
+        w->p = t.p;
+        w->se = t.se;
+        w->df = t.df;
+        w->min_p = 0;
+    } else {
+        sb_utest u;
+        if (sb_mann_whitney(was->samples, was->n, now->samples, now->n, &u) != 0)
+            return -1;
+        sb_stats sa, sn;
+        sb_stats_compute(was->samples, was->n, &sa);
+        sb_stats_compute(now->samples, now->n, &sn);
+        w->test = TEST_U;
+        w->base_median = sa.median;
+        w->new_median = sn.median;
+        w->p = u.p;
+        /* The U test's efficiency against the t test under normal noise is 3/pi: it needs
+         * pi/3 times the samples, so its detectable shift is sqrt(pi/3) times the t test's. */
+        double noise = sqrt((sa.noise * sa.noise + sn.noise * sn.noise) / 2);
+        w->se = noise * sqrt(1.0 / was->n + 1.0 / now->n) * sqrt(3.14159265358979323846 / 3);
+        w->df = 1e9;
+        w->min_p = u.exact ? sb_mann_whitney_min_p(was->n, now->n) : 0;
+    }
+    w->ratio = w->new_median / w->base_median;
+    return 0;
+}
+
+/* The smallest true slow-down caught with 80 % power: the log ratio must clear both the test
+ * at alpha (the level each benchmark gets, Bonferroni's alpha / m being Holm's worst case) and
+ * the threshold. */
+static double detectable_effect(const row *w, double alpha_each)
+{
+    if (w->min_p > alpha_each)
+        return INFINITY; /* even complete separation is not significant at these sizes */
+    double power = sb_t_quantile(0.2, w->df);
+    double by_test = (sb_t_quantile(alpha_each / 2, w->df) + power) * w->se;
+    double by_threshold = log1p(w->threshold) + power * w->se;
+    return expm1(by_test > by_threshold ? by_test : by_threshold);
+}
+
+static void print_row(FILE *out, int markdown, int width, const char *name, const char *base,
+                      const char *newer, const char *ratio, const char *threshold,
+                      const char *mde, const char *test, const char *p, const char *verdict)
+{
+    if (markdown)
+        fprintf(out, "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s%s%s |\n", name, base, newer,
+                ratio, threshold, mde, test, p, strcmp(verdict, "SLOWER") &&
+                strcmp(verdict, "NOW-INVALID") ? "" : "**", verdict,
+                strcmp(verdict, "SLOWER") && strcmp(verdict, "NOW-INVALID") ? "" : "**");
+    else
+        fprintf(out, "%-*s  %10s  %10s  %8s  %6s  %6s  %-9s  %9s  %s\n", width, name, base, newer,
+                ratio, threshold, mde, test, p, verdict);
+}
+
 int sb_compare_files(const char *base_path, const char *new_path, const sb_compare_options *opt,
                      FILE *out)
 {
-    records base, newer = {0};
+    records base = {0}, newer = {0};
+    sb_calibration cal = {0};
+    row *rows = NULL;
+    double *p = NULL, *adjusted = NULL;
     int rc = -1;
     if (load_records(&base, base_path) != 0 || load_records(&newer, new_path) != 0)
         goto done;
+    if (opt->calibration && sb_calibration_load(&cal, opt->calibration) != 0)
+        goto done;
 
-    int name_width = (int)strlen("benchmark");
+    int name_width = (int)strlen("benchmark"), nrows = 0;
+    rows = calloc((size_t)base.n + 1, sizeof *rows);
+    p = calloc((size_t)base.n + 1, sizeof *p);
+    adjusted = calloc((size_t)base.n + 1, sizeof *adjusted);
+    if (!rows || !p || !adjusted) {
+        sb_fail("out of host memory");
+        goto done;
+    }
     for (int i = 0; i < base.n; i++) {
         bench *was = &base.benches[i], *now = find_bench(&newer, was->name);
         if (!now)
@@ -196,75 +480,229 @@ int sb_compare_files(const char *base_path, const char *new_path, const sb_compa
         was->matched = now->matched = 1;
         if ((int)strlen(was->name) > name_width)
             name_width = (int)strlen(was->name);
+        rows[nrows] = (row){.was = was, .now = now};
+        if (test_row(&rows[nrows], opt, opt->calibration ? &cal : NULL) != 0)
+            goto done;
+        nrows++;
     }
 
-    int slower = 0, faster = 0, same = 0, now_invalid = 0, not_comparable = 0;
-    int missing = 0, added = 0;
-    fprintf(out, "%-*s  %10s  %10s  %8s  %9s  %s\n", name_width, "benchmark", "base", "new",
-            "ratio", "p", "verdict");
-    for (int i = 0; i < base.n; i++) {
-        bench *was = &base.benches[i];
-        if (!was->matched)
-            continue;
-        bench *now = find_bench(&newer, was->name);
-        sb_stats base_stats, new_stats;
-        sb_stats_compute(was->samples, was->n, &base_stats);
-        sb_stats_compute(now->samples, now->n, &new_stats);
-        char base_text[32] = "-", new_text[32] = "-", ratio_text[32] = "-", p_text[32] = "-";
-        if (was->n > 0)
-            format_time(base_stats.median, base_text, sizeof base_text);
-        if (now->n > 0)
-            format_time(new_stats.median, new_text, sizeof new_text);
+    /* Holm over the benchmarks that were tested: with many benchmarks, some p-values fall under
+     * alpha by chance alone; Holm keeps the chance of any false alarm in the whole table at
+     * alpha. */
+    int ntested = 0;
+    for (int i = 0; i < nrows; i++)
+        if (rows[i].test != TEST_NONE)
+            p[ntested++] = rows[i].p;
+    if (opt->no_correction)
+        memcpy(adjusted, p, (size_t)ntested * sizeof *p);
+    else
+        sb_holm(p, ntested, adjusted);
+    double alpha_each = opt->no_correction || ntested == 0 ? opt->alpha : opt->alpha / ntested;
 
-        const char *verdict;
-        if (!is_valid(was)) {
-            verdict = "not-comparable";
+    int slower = 0, faster = 0, same = 0, now_invalid = 0, not_comparable = 0;
+    int missing = 0, added = 0, used[4] = {0};
+    if (opt->markdown)
+        fprintf(out, "| benchmark | base | new | ratio | threshold | mde | test | p | verdict |\n"
+                     "|---|---:|---:|---:|---:|---:|---|---:|---|\n");
+    else
+        print_row(out, 0, name_width, "benchmark", "base", "new", "ratio", "thresh", "mde",
+                  "test", "p", "verdict");
+    for (int i = 0, k = 0; i < nrows; i++) {
+        row *w = &rows[i];
+        char base_text[32] = "-", new_text[32] = "-", ratio_text[32] = "-", p_text[32] = "-";
+        char threshold_text[32] = "-", mde_text[32] = "-";
+        if (w->was->n > 0 && is_valid(w->was))
+            format_time(w->test != TEST_NONE ? w->base_median : median_of(w->was->samples,
+                                                                           w->was->n),
+                        base_text, sizeof base_text);
+        if (w->now->n > 0 && is_valid(w->now))
+            format_time(w->test != TEST_NONE ? w->new_median : median_of(w->now->samples,
+                                                                          w->now->n),
+                        new_text, sizeof new_text);
+        if (!is_valid(w->was)) {
+            w->verdict = "not-comparable";
             not_comparable++;
-        } else if (!is_valid(now)) {
-            verdict = "NOW-INVALID";
+        } else if (!is_valid(w->now)) {
+            w->verdict = "NOW-INVALID";
             now_invalid++;
+        } else if (w->test == TEST_NONE) {
+            w->verdict = "not-comparable"; /* valid, but without a single time */
+            not_comparable++;
         } else {
-            sb_utest test;
-            if (sb_mann_whitney(was->samples, was->n, now->samples, now->n, &test) != 0)
-                goto done;
-            double ratio = new_stats.median / base_stats.median;
-            snprintf(ratio_text, sizeof ratio_text, "%.3fx", ratio);
-            snprintf(p_text, sizeof p_text, "%.3g", test.p);
+            w->p_adjusted = adjusted[k++];
+            used[w->test] = 1;
+            snprintf(ratio_text, sizeof ratio_text, "%.3fx", w->ratio);
+            snprintf(p_text, sizeof p_text, "%.3g", w->p_adjusted);
+            format_percent(w->threshold, threshold_text, sizeof threshold_text);
+            format_percent(detectable_effect(w, alpha_each), mde_text, sizeof mde_text);
             /* A change counts only when it is both large (threshold) and unlikely to be noise
              * (alpha): with few samples even a large ratio is "same". */
-            if (ratio > 1 + opt->threshold && test.p < opt->alpha) {
-                verdict = "SLOWER";
+            if (w->ratio > 1 + w->threshold && w->p_adjusted < opt->alpha) {
+                w->verdict = "SLOWER";
                 slower++;
-            } else if (ratio < 1 - opt->threshold && test.p < opt->alpha) {
-                verdict = "faster";
+            } else if (w->ratio < 1 - w->threshold && w->p_adjusted < opt->alpha) {
+                w->verdict = "faster";
                 faster++;
             } else {
-                verdict = "same";
+                w->verdict = "same";
                 same++;
             }
         }
-        fprintf(out, "%-*s  %10s  %10s  %8s  %9s  %s\n", name_width, was->name, base_text,
-                new_text, ratio_text, p_text, verdict);
+        print_row(out, opt->markdown, name_width, w->was->name, base_text, new_text, ratio_text,
+                  threshold_text, mde_text, test_names[w->test], p_text, w->verdict);
     }
+    if (opt->markdown)
+        fputc('\n', out);
 
     for (int i = 0; i < base.n; i++) {
         if (!base.benches[i].matched) {
-            fprintf(out, "missing: %s\n", base.benches[i].name);
+            fprintf(out, opt->markdown ? "- missing: `%s`\n" : "missing: %s\n",
+                    base.benches[i].name);
             missing++;
         }
     }
     for (int i = 0; i < newer.n; i++) {
         if (!newer.benches[i].matched) {
-            fprintf(out, "new: %s\n", newer.benches[i].name);
+            fprintf(out, opt->markdown ? "- new: `%s`\n" : "new: %s\n", newer.benches[i].name);
             added++;
         }
     }
+    if (opt->markdown && (missing || added))
+        fputc('\n', out);
     fprintf(out, "%d slower, %d faster, %d same, %d now-invalid, %d not-comparable, %d new, "
             "%d missing\n", slower, faster, same, now_invalid, not_comparable, added, missing);
+    if (used[TEST_WELCH])
+        fprintf(out, "welch: Welch's t test on the log of each repetition's median (%s)\n",
+                base.processes && newer.processes ? "repetitions in separate processes"
+                                                  : "repetitions of one process, as Google "
+                                                    "Benchmark runs them");
+    if (used[TEST_CALIBRATED])
+        fprintf(out, "t-cal: t test on the log of each repetition's median, its variance pooled "
+                "with the calibration's between-run spread (%s%s%s)\n", opt->calibration,
+                cal.device[0] ? ", " : "", cal.device);
+    if (used[TEST_U])
+        fprintf(out, "U-samples: Mann-Whitney U test over the samples of one process each (they "
+                "understate the noise between runs: use --repetitions)\n");
+    if (ntested > 0)
+        fprintf(out, "p: %s, family-wise alpha %g; thresh: %s; mde: the smallest slow-down "
+                "caught with 80 %% power at these sizes\n",
+                opt->no_correction ? "each benchmark's own (no correction)"
+                                   : ntested > 1 ? "Holm-adjusted over the benchmarks compared"
+                                                 : "one benchmark, no adjustment needed",
+                opt->alpha,
+                opt->calibration ? "max(floor, e^(2 x calibrated spread) - 1), else --threshold"
+                                 : "--threshold");
+    if (base.device && newer.device && strcmp(base.device, newer.device) != 0)
+        fprintf(out, "warning: base ran on %s, new on %s: a ratio mixes the code's change with "
+                "the devices'\n", base.device, newer.device);
     rc = slower > 0 || now_invalid > 0;
 
 done:
+    free(rows);
+    free(p);
+    free(adjusted);
+    sb_calibration_free(&cal);
     free_records(&newer);
     free_records(&base);
+    return rc;
+}
+
+/* stagebench calibrate */
+
+int sb_calibrate_files(const char *const *paths, int npaths, double floor, const char *out_path,
+                       FILE *out)
+{
+    records *sides = calloc((size_t)npaths, sizeof *sides);
+    json_t *list = json_array(), *sources = json_array(), *doc = NULL;
+    double *logs = NULL;
+    int rc = -1, width = (int)strlen("benchmark");
+    if (!sides || !list || !sources) {
+        sb_fail("out of host memory");
+        goto done;
+    }
+    if (floor <= 0)
+        floor = SB_COMPARE_FLOOR;
+    size_t most = 0;
+    for (int s = 0; s < npaths; s++) {
+        if (load_records(&sides[s], paths[s]) != 0)
+            goto done;
+        json_array_append_new(sources, json_string(paths[s]));
+        for (int i = 0; i < sides[s].n; i++) {
+            most += (size_t)sides[s].benches[i].nreps;
+            if ((int)strlen(sides[s].benches[i].name) > width)
+                width = (int)strlen(sides[s].benches[i].name);
+        }
+    }
+    if (!(logs = malloc((most + 1) * sizeof *logs))) {
+        sb_fail("out of host memory");
+        goto done;
+    }
+    fprintf(out, "%-*s  %4s  %10s  %7s  %7s  %s\n", width, "benchmark", "reps", "median",
+            "spread", "thresh", npaths > 1 ? "A-vs-A (2nd / 1st median)" : "");
+    int skipped = 0;
+    for (int i = 0; i < sides[0].n; i++) {
+        const bench *first = &sides[0].benches[i];
+        int n = 0;
+        for (int s = 0; s < npaths; s++) {
+            const bench *b = s == 0 ? first : find_bench(&sides[s], first->name);
+            for (int k = 0; b && is_valid(b) && k < b->nreps; k++)
+                logs[n++] = log(b->reps[k]);
+        }
+        if (n < 2 || !is_valid(first)) {
+            skipped++;
+            continue;
+        }
+        /* The spread of every repetition's log median together: between processes, and between
+         * the files' sessions where there are several (a baseline is compared across them). */
+        sb_stats st;
+        sb_stats_compute(logs, n, &st);
+        double median = exp(st.median), threshold = calibrated_threshold(st.stdev, floor);
+        char median_text[32], spread_text[32], threshold_text[32], avsa[64] = "";
+        format_time(median, median_text, sizeof median_text);
+        snprintf(spread_text, sizeof spread_text, "%.2f%%", 100 * st.stdev);
+        snprintf(threshold_text, sizeof threshold_text, "%.2f%%", 100 * threshold);
+        json_t *e = json_pack("{s:s, s:i, s:f, s:f, s:f}", "name", first->name, "repetitions",
+                              n, "median_s", median, "spread", st.stdev, "threshold", threshold);
+        const bench *second = npaths > 1 ? find_bench(&sides[1], first->name) : NULL;
+        if (second && is_valid(second) && second->nreps > 0 && first->nreps > 0) {
+            double ratio = median_of(second->reps, second->nreps) /
+                           median_of(first->reps, first->nreps);
+            snprintf(avsa, sizeof avsa, "%.4fx", ratio);
+            json_object_set_new(e, "a_vs_a_ratio", json_real(ratio));
+        }
+        json_array_append_new(list, e);
+        fprintf(out, "%-*s  %4d  %10s  %7s  %7s  %s\n", width, first->name, n, median_text,
+                spread_text, threshold_text, avsa);
+    }
+    if (json_array_size(list) == 0) {
+        sb_fail("%s: no benchmark has 2 or more valid repetitions to calibrate from (run with "
+                "--repetitions N)", paths[0]);
+        goto done;
+    }
+    doc = json_pack("{s:i, s:s, s:s, s:s, s:s, s:f, s:f, s:O, s:O}", "stagebench_calibration", 1,
+                    "method", "spread: standard deviation of the log of each repetition's "
+                    "median (one repetition a process), over every file; threshold: max(floor, "
+                    "exp(k spread) - 1)", "device", sides[0].device ? sides[0].device : "",
+                    "git_commit", sides[0].commit ? sides[0].commit : "", "date",
+                    text_or_empty(json_string_value(
+                        json_object_get(json_object_get(sides[0].docs[0], "context"), "date"))),
+                    "k", SB_CALIBRATION_K, "floor", floor, "sources", sources, "benchmarks",
+                    list);
+    if (!doc || sb_json_write_atomic(out_path, doc) != 0) {
+        if (!doc)
+            sb_fail("cannot encode the calibration");
+        goto done;
+    }
+    fprintf(out, "calibration of %zu benchmarks (%d without 2 valid repetitions left out), floor "
+            "%.2f%%: %s\n", json_array_size(list), skipped, 100 * floor, out_path);
+    rc = 0;
+done:
+    for (int s = 0; sides && s < npaths; s++)
+        free_records(&sides[s]);
+    free(sides);
+    free(logs);
+    json_decref(doc);
+    json_decref(list);
+    json_decref(sources);
     return rc;
 }

@@ -22,6 +22,7 @@ void sb_measure_defaults(sb_measure_options *o)
     o->counters = SB_COUNTERS_IF_AVAILABLE;
     o->nmetrics = 0;
     o->activity = 1;
+    o->repetitions = 1;
 }
 
 const char *sb_status_name(sb_status s)

@@ -25,6 +25,8 @@ typedef struct sb_measure_options {
     int nmetrics;                              /* 0: sb_default_metrics */
     char metrics[SB_MAX_METRICS][SB_METRIC_NAME];
     int activity; /* CUPTI activity records over setup and the validation run */
+    /* Processes the command runs in, each its own repetition (harness/repeat.h); 1: this one. */
+    int repetitions;
 } sb_measure_options;
 
 enum {

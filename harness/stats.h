@@ -31,6 +31,31 @@ typedef struct sb_utest {
 /* Two-sided test that a and b come from the same distribution. -1 when either is empty. */
 int sb_mann_whitney(const double *a, int na, const double *b, int nb, sb_utest *r);
 
+/* The smallest two-sided p the exact U test can give samples of these sizes. */
+double sb_mann_whitney_min_p(int na, int nb);
+
+typedef struct sb_ttest {
+    double diff; /* mean(b) - mean(a) */
+    double se;   /* its standard error */
+    double t, df;
+    double p; /* two-sided */
+} sb_ttest;
+
+/* Two-sided t test of mean(b) - mean(a): Welch's (unequal variances, Satterthwaite's degrees of
+ * freedom) when prior_df is 0; otherwise the variance pooled with a prior estimate prior_sd of
+ * the same spread that has prior_df degrees of freedom (a calibration). -1 when a side has fewer
+ * than 2 values. */
+int sb_t_test(const double *a, int na, const double *b, int nb, double prior_sd, int prior_df,
+              sb_ttest *r);
+/* Two-sided p of Student's t with df degrees of freedom. */
+double sb_t_two_sided_p(double t, double df);
+/* The t whose upper tail is upper_tail (0 < upper_tail < 0.5). */
+double sb_t_quantile(double upper_tail, double df);
+
+/* Holm's step-down adjustment of m p-values (family-wise error rate): adjusted[i] <= alpha
+ * rejects exactly what Holm's procedure at alpha rejects. */
+void sb_holm(const double *p, int m, double *adjusted);
+
 #ifdef __cplusplus
 }
 #endif

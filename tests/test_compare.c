@@ -1,12 +1,13 @@
 /* stagebench compare on records files made up here, in the schema's shape (results/SCHEMA.md),
  * and on Google Benchmark's plain JSON. */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <dirent.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,9 +266,10 @@ static void plain_google_benchmark(void **state)
     assert_int_equal(compare(base, slower, &defaults, &text), 1);
     assert_non_null(strstr(text, "BM_Sort/64"));
     assert_non_null(strstr(text, "SLOWER"));
-    /* 20 repetitions each, no ties, no overlap: the exact test, p = 2 / C(40, 20)
-     * = 2 / 137846528820 = 1.45e-11. */
-    assert_non_null(strstr(text, "1.45e-11"));
+    /* 20 repetitions each: the test is over the repetitions (Welch's t on their logs), and
+     * Google Benchmark's repetitions share one process. */
+    assert_non_null(strstr(text, "welch"));
+    assert_non_null(strstr(text, "repetitions of one process"));
     /* The aggregates are not benchmarks of their own. */
     assert_null(strstr(text, "_mean"));
     assert_non_null(strstr(text, "0 new, 0 missing"));
@@ -277,27 +279,171 @@ static void plain_google_benchmark(void **state)
     free(text);
 }
 
+/* One benchmark as `stagebench run --repetitions n` writes it: an entry per repetition, each
+ * with its own samples, at scale x factor[k] (the repetition's own level), and the aggregates. */
+static json_t *repetition_entries(json_t *list, const char *name, double scale,
+                                  const double *factor, int n)
+{
+    for (int k = 0; k < n; k++) {
+        double x[SAMPLES];
+        make_samples(x, SAMPLES, scale * factor[k], (unsigned)k);
+        json_t *e = stagebench_entry(name, "valid", x, SAMPLES);
+        json_object_set_new(e, "repetitions", json_integer(n));
+        json_object_set_new(e, "repetition_index", json_integer(k));
+        json_array_append_new(list, e);
+    }
+    char median[256];
+    snprintf(median, sizeof median, "%s_median", name);
+    json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:f, s:s}", "name", median, "run_type",
+                                          "aggregate", "aggregate_name", "median", "real_time",
+                                          scale * 1e3, "time_unit", "ms"));
+    return list;
+}
+
+/* Five repetitions whose levels differ by up to 1 %: the spread between processes. */
+static const double levels[] = {1.000, 1.004, 0.997, 1.010, 1.002};
+static const double other_levels[] = {1.006, 0.999, 1.003, 0.995, 1.008};
+
+static void repetitions_are_the_test_unit(void **state)
+{
+    (void)state;
+    const char *base = write_records("rep_base.json",
+                                     repetition_entries(json_array(), "k/r", 1, levels, 5));
+    const char *slower = write_records("rep_slow.json",
+                                       repetition_entries(json_array(), "k/r", 1.04,
+                                                          other_levels, 5));
+    const char *same = write_records("rep_same.json",
+                                     repetition_entries(json_array(), "k/r", 1, other_levels, 5));
+    char *text;
+    sb_compare_options tight = {.threshold = 0.02, .alpha = 0.05};
+    assert_int_equal(compare(base, slower, &tight, &text), 1);
+    assert_non_null(strstr(text, "welch"));
+    assert_non_null(strstr(text, "SLOWER"));
+    /* The median of the repetitions' medians: about 1.04 ms. */
+    assert_non_null(strstr(text, "1.04"));
+    free(text);
+    /* A-vs-A: the samples of each process would call these different (20 samples a side, each
+     * process a level of its own); the repetitions do not. */
+    assert_int_equal(compare(base, same, &tight, &text), 0);
+    assert_non_null(strstr(text, "0 slower, 0 faster, 1 same"));
+    free(text);
+}
+
+static void holm_keeps_many_benchmarks_quiet(void **state)
+{
+    (void)state;
+    /* 20 benchmarks; one is 3.5 % slower with a raw p near 0.01 (5 repetitions of 1 % spread a
+     * side): significant alone, not among 20 (Holm multiplies it by 20). */
+    static const double spread[] = {1.00, 1.01, 1.02, 1.03, 1.04};
+    json_t *base = json_array(), *newer = json_array();
+    for (int i = 0; i < 20; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "k/b%02d", i);
+        repetition_entries(base, name, 1, spread, 5);
+        repetition_entries(newer, name, i == 7 ? 1.035 : 1, spread, 5);
+    }
+    const char *b = write_records("many_base.json", base), *n = write_records("many_new.json",
+                                                                             newer);
+    char *text;
+    sb_compare_options tight = {.threshold = 0.02, .alpha = 0.05};
+    assert_int_equal(compare(b, n, &tight, &text), 0);
+    assert_non_null(strstr(text, "0 slower, 0 faster, 20 same"));
+    assert_non_null(strstr(text, "Holm-adjusted"));
+    free(text);
+    tight.no_correction = 1;
+    assert_int_equal(compare(b, n, &tight, &text), 1);
+    assert_non_null(strstr(text, "1 slower"));
+    free(text);
+}
+
+static void calibration_sets_thresholds(void **state)
+{
+    (void)state;
+    char a_dir[600], b_dir[600], cal[600], a_file[700], b_file[700];
+    snprintf(a_dir, sizeof a_dir, "%s/half-a", dir);
+    snprintf(b_dir, sizeof b_dir, "%s/half-b", dir);
+    snprintf(cal, sizeof cal, "%s/calibration.json", dir);
+    snprintf(a_file, sizeof a_file, "%s/01-k.json", a_dir);
+    snprintf(b_file, sizeof b_file, "%s/01-k.json", b_dir);
+    json_t *doc = json_pack("{s:{}, s:o}", "context", "benchmarks",
+                            repetition_entries(json_array(), "k/c", 1, levels, 5));
+    assert_int_equal(sb_json_write_atomic(a_file, doc), 0);
+    json_decref(doc);
+    doc = json_pack("{s:{}, s:o}", "context", "benchmarks",
+                    repetition_entries(json_array(), "k/c", 1, other_levels, 5));
+    assert_int_equal(sb_json_write_atomic(b_file, doc), 0);
+    json_decref(doc);
+
+    const char *paths[] = {a_dir, b_dir};
+    char *text;
+    size_t len;
+    FILE *out = open_memstream(&text, &len);
+    assert_int_equal(sb_calibrate_files(paths, 2, 0.01, cal, out), 0);
+    fclose(out);
+    assert_non_null(strstr(text, "k/c"));
+    free(text);
+
+    sb_calibration c;
+    assert_int_equal(sb_calibration_load(&c, cal), 0);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(c.benches[0].repetitions, 10);
+    /* the spread of the ten levels' logs: about 0.45 %, so the threshold is the 1 % floor */
+    assert_true(c.benches[0].spread > 0.003 && c.benches[0].spread < 0.006);
+    sb_calibration_free(&c);
+
+    /* 3 % slower: over the calibrated 1 % threshold and significant with the pooled spread. */
+    const char *slower = write_records("cal_slow.json",
+                                       repetition_entries(json_array(), "k/c", 1.03, levels, 5));
+    sb_compare_options with_cal = {.threshold = 0.05, .alpha = 0.05, .calibration = cal};
+    assert_int_equal(compare(a_dir, slower, &with_cal, &text), 1);
+    assert_non_null(strstr(text, "t-cal"));
+    assert_non_null(strstr(text, "SLOWER"));
+    assert_non_null(strstr(text, "1.0%"));
+    free(text);
+    /* Directories on both sides, and an A-vs-A under the calibration. */
+    assert_int_equal(compare(a_dir, b_dir, &with_cal, &text), 0);
+    free(text);
+    /* The markdown table, for a pull request. */
+    with_cal.markdown = 1;
+    assert_int_equal(compare(a_dir, slower, &with_cal, &text), 1);
+    assert_non_null(strstr(text, "| benchmark | base | new |"));
+    assert_non_null(strstr(text, "**SLOWER**"));
+    free(text);
+
+    /* A records file is not a calibration. */
+    with_cal.calibration = slower;
+    assert_int_equal(compare(a_dir, slower, &with_cal, &text), -1);
+    assert_non_null(strstr(sb_error(), "not a calibration file"));
+    free(text);
+}
+
+static void too_few_samples_cannot_detect(void **state)
+{
+    (void)state;
+    char *text;
+    /* 2 vs 2 samples: the exact U test's smallest p is 1/3, so no slow-down is detectable. */
+    assert_int_equal(compare_one(2, 1, 1.5, "valid", &defaults, &text), 0);
+    assert_non_null(strstr(text, "inf"));
+    assert_non_null(strstr(text, "U-samples"));
+    free(text);
+}
+
 static int make_dir(void **state)
 {
     (void)state;
     return mkdtemp(dir) ? 0 : -1;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
 static int remove_dir(void **state)
 {
     (void)state;
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    for (struct dirent *e; (e = readdir(d));) {
-        char path[1024];
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(d);
-    return rmdir(dir);
+    return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 int main(void)
@@ -314,6 +460,10 @@ int main(void)
         cmocka_unit_test(no_benchmarks_array),
         cmocka_unit_test(not_json),
         cmocka_unit_test(plain_google_benchmark),
+        cmocka_unit_test(repetitions_are_the_test_unit),
+        cmocka_unit_test(holm_keeps_many_benchmarks_quiet),
+        cmocka_unit_test(calibration_sets_thresholds),
+        cmocka_unit_test(too_few_samples_cannot_detect),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

@@ -257,6 +257,81 @@ static void utest_empty_sample_fails(void **state)
     assert_int_equal(sb_mann_whitney(a, 0, a, 1, &r), -1);
 }
 
+/* Known answers from SciPy 1.10 (scipy.stats.ttest_ind, t.ppf, t.sf). */
+static void welch_known_answer(void **state)
+{
+    (void)state;
+    const double a[] = {1, 2, 3, 4, 5}, b[] = {2, 4, 6, 8, 10};
+    sb_ttest t;
+    assert_int_equal(sb_t_test(a, 5, b, 5, 0, 0, &t), 0);
+    assert_near(t.diff, 3, 1e-12);
+    assert_near(t.t, 1.8973665961010275, 1e-9);
+    assert_near(t.df, 5.882352941176471, 1e-9);
+    assert_near(t.p, 0.10753119493062718, 1e-7);
+}
+
+static void t_pooled_with_a_prior(void **state)
+{
+    (void)state;
+    /* The variance pooled from a prior sd of 2 on 8 df with the samples' own 4 + 4 df. */
+    const double a[] = {1, 2, 3, 4, 5}, b[] = {2, 4, 6, 8, 10};
+    sb_ttest t;
+    assert_int_equal(sb_t_test(a, 5, b, 5, 2, 8, &t), 0);
+    assert_near(t.df, 16, 0);
+    assert_near(t.t, 2.0952908873087344, 1e-9);
+    assert_near(t.p, 0.05240964548653948, 1e-7);
+}
+
+static void t_distribution_known_answers(void **state)
+{
+    (void)state;
+    assert_near(sb_t_two_sided_p(2.2281388519649385, 10), 0.05, 1e-9);
+    assert_near(sb_t_two_sided_p(3.5, 2.5), 0.052345546960320316, 1e-9);
+    assert_near(sb_t_two_sided_p(0.3, 100), 0.7647998803003035, 1e-9);
+    assert_near(sb_t_two_sided_p(-0.3, 100), 0.7647998803003035, 1e-9);
+    assert_near(sb_t_quantile(0.025, 10), 2.2281388519649385, 1e-8);
+    assert_near(sb_t_quantile(0.2, 4.5), 0.9289655685636684, 1e-8);
+}
+
+static void t_test_edges(void **state)
+{
+    (void)state;
+    const double a[] = {1, 1, 1}, b[] = {2, 2, 2};
+    sb_ttest t;
+    /* No spread at all: any difference is certain, none is no evidence. */
+    assert_int_equal(sb_t_test(a, 3, b, 3, 0, 0, &t), 0);
+    assert_near(t.p, 0, 0);
+    assert_int_equal(sb_t_test(a, 3, a, 3, 0, 0, &t), 0);
+    assert_near(t.p, 1, 0);
+    assert_int_equal(sb_t_test(a, 1, b, 3, 0, 0, &t), -1);
+    assert_non_null(strstr(sb_error(), "at least 2"));
+}
+
+static void holm_known_answer(void **state)
+{
+    (void)state;
+    /* Sorted: 0.005 x 4 = 0.02, 0.01 x 3 = 0.03, 0.03 x 2 = 0.06, 0.04 x 1 = 0.04 -> 0.06 (never
+     * below the one before). */
+    const double p[] = {0.01, 0.04, 0.03, 0.005};
+    double adjusted[4];
+    sb_holm(p, 4, adjusted);
+    assert_near(adjusted[0], 0.03, 1e-15);
+    assert_near(adjusted[1], 0.06, 1e-15);
+    assert_near(adjusted[2], 0.06, 1e-15);
+    assert_near(adjusted[3], 0.02, 1e-15);
+    const double big[] = {0.5, 0.9};
+    sb_holm(big, 2, adjusted);
+    assert_near(adjusted[0], 1, 0);
+    assert_near(adjusted[1], 1, 0);
+}
+
+static void utest_smallest_p(void **state)
+{
+    (void)state;
+    assert_near(sb_mann_whitney_min_p(2, 2), 1.0 / 3, 1e-12);
+    assert_near(sb_mann_whitney_min_p(5, 5), 2.0 / 252, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -271,6 +346,12 @@ int main(void)
         cmocka_unit_test(utest_ties_normal_approximation),
         cmocka_unit_test(utest_large_samples_use_normal_approximation),
         cmocka_unit_test(utest_empty_sample_fails),
+        cmocka_unit_test(welch_known_answer),
+        cmocka_unit_test(t_pooled_with_a_prior),
+        cmocka_unit_test(t_distribution_known_answers),
+        cmocka_unit_test(t_test_edges),
+        cmocka_unit_test(holm_known_answer),
+        cmocka_unit_test(utest_smallest_p),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

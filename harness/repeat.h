@@ -1,0 +1,43 @@
+/* Repetitions in separate processes. Samples taken inside one process share its clocks, its
+ * allocations' placement and the host's state at that moment, so they understate the spread
+ * between runs that a regression gate must judge by. `run --repetitions N` (and a study's
+ * `option repetitions N`) therefore runs the same command N times, each a process of its own,
+ * and merges what each wrote into one records file: every repetition's entries (with
+ * repetitions / repetition_index, as Google Benchmark writes them) and, per benchmark, Google
+ * Benchmark's aggregates over the repetitions' medians (median, mean, stddev, cv). */
+#ifndef SB_REPEAT_H
+#define SB_REPEAT_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Set in a repetition's process: "k/N". A process that sees it runs once and never repeats. */
+#define SB_REPETITION_ENV "SB_REPETITION"
+
+/* The repetition this process is (0-based) and how many there are; 0 and 1 outside them. */
+int sb_repetition_index(int *count);
+
+/* Runs argv (argv[0] is replaced by this executable) as repetition k of n and waits for it:
+ * its exit status, 128 + the signal that ended it, or -1 (with a message) when it could not
+ * start. */
+int sb_run_repetition(char *const argv[], int k, int n);
+
+/* Runs argv (argv[0] replaced by this executable) as a command of its own, outside any
+ * repetition, and waits: its exit status as sb_run_repetition's; `what` names it in messages. */
+int sb_run_self(char *const argv[], const char *what);
+
+/* Merges the records files paths[0..n-1] (repetitions 0..n-1 of one command; a missing one is
+ * a repetition that wrote nothing and is left out) into out_json and its CSV beside it, both
+ * written atomically. `total` is the number of repetitions asked for. Returns the number of
+ * repetitions merged, or -1 with a message. */
+int sb_merge_repetitions(const char *const *paths, int n, int total, const char *out_json);
+
+/* "<out without .json>.rep<k>.json": where repetition k writes before the merge. */
+void sb_repetition_path(const char *out_json, int k, char *path, unsigned cap);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
