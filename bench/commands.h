@@ -10,5 +10,6 @@ int sb_cmd_compare(int argc, char **argv);
 int sb_cmd_suite(int argc, char **argv);
 int sb_cmd_calibrate(int argc, char **argv);
 int sb_cmd_plot(int argc, char **argv);
+int sb_cmd_history(int argc, char **argv);
 
 #endif

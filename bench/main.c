@@ -13,6 +13,7 @@ static const char usage[] =
     "  suite <file> [--repetitions N]   a fixed list of runs, repeated in separate processes\n"
     "  calibrate <suite>|--from ...     the noise between runs: thresholds for compare\n"
     "  plot <records.json>... [options] gnuplot figures (PNG and SVG)\n"
+    "  history add|show|check <db> ...  the performance history and its change points\n"
     "`stagebench <command> --help` describes each.\n";
 
 int main(int argc, char **argv)
@@ -26,7 +27,8 @@ int main(int argc, char **argv)
                     {"compare", sb_cmd_compare},
                     {"suite", sb_cmd_suite},
                     {"calibrate", sb_cmd_calibrate},
-                    {"plot", sb_cmd_plot}};
+                    {"plot", sb_cmd_plot},
+                    {"history", sb_cmd_history}};
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         fputs(usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
