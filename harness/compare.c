@@ -217,7 +217,23 @@ static int compare_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A records file, or every *.json of a directory in name order. */
+/* "x.rep3.json": a repetition's own file, merged into x.json by its run (one left behind is a
+ * run cut off before its merge). */
+static int is_repetition_file(const char *name)
+{
+    const char *rep = strstr(name, ".rep");
+    if (!rep)
+        return 0;
+    rep += 4;
+    if (*rep < '0' || *rep > '9')
+        return 0;
+    while (*rep >= '0' && *rep <= '9')
+        rep++;
+    return strcmp(rep, ".json") == 0;
+}
+
+/* A records file, or every *.json of a directory in name order (repetitions' own files left
+ * out). */
 static int load_records(records *r, const char *path)
 {
     *r = (records){.path = path};
@@ -231,7 +247,7 @@ static int load_records(records *r, const char *path)
     int n = 0, rc = 0;
     for (struct dirent *e; (e = readdir(d));) {
         size_t len = strlen(e->d_name);
-        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0 || is_repetition_file(e->d_name))
             continue;
         char **grown = realloc(names, (size_t)(n + 1) * sizeof *names);
         if (!grown || !(grown[n] = strdup(e->d_name))) {
@@ -327,6 +343,14 @@ int sb_calibration_load(sb_calibration *c, const char *path)
         snprintf(b->name, sizeof b->name, "%s", name);
         b->spread = json_number_value(spread);
         b->repetitions = (int)reps;
+        /* A calibration without the split (one session) knows the spread within alone. */
+        json_t *within = json_object_get(e, "within");
+        b->within = json_is_number(within) ? json_number_value(within) : b->spread;
+        b->within_df = json_is_number(within)
+                           ? (int)json_integer_value(json_object_get(e, "within_df"))
+                           : b->repetitions - 1;
+        b->between = json_number_value(json_object_get(e, "between"));
+        b->between_df = (int)json_integer_value(json_object_get(e, "between_df"));
     }
     json_decref(doc);
     return 0;
@@ -391,8 +415,10 @@ static int test_row(row *w, const sb_compare_options *opt, const sb_calibration 
         log_of(was->reps, was->nreps, a);
         log_of(now->reps, now->nreps, b);
         sb_ttest t;
-        int rc = sb_t_test(a, was->nreps, b, now->nreps, c ? c->spread : 0,
-                           c ? c->repetitions - 1 : 0, &t);
+        sb_spread_prior prior = {0};
+        if (c)
+            prior = (sb_spread_prior){c->within, c->within_df, c->between, c->between_df};
+        int rc = sb_t_test(a, was->nreps, b, now->nreps, c ? &prior : NULL, &t);
         free(a);
         if (rc != 0)
             return -1;
@@ -577,9 +603,9 @@ int sb_compare_files(const char *base_path, const char *new_path, const sb_compa
                                                   : "repetitions of one process, as Google "
                                                     "Benchmark runs them");
     if (used[TEST_CALIBRATED])
-        fprintf(out, "t-cal: t test on the log of each repetition's median, its variance pooled "
-                "with the calibration's between-run spread (%s%s%s)\n", opt->calibration,
-                cal.device[0] ? ", " : "", cal.device);
+        fprintf(out, "t-cal: t test on the log of each repetition's median: the spread within a "
+                "session pooled with the calibration's, plus its spread between sessions (%s%s%s)\n",
+                opt->calibration, cal.device[0] ? ", " : "", cal.device);
     if (used[TEST_U])
         fprintf(out, "U-samples: Mann-Whitney U test over the samples of one process each (they "
                 "understate the noise between runs: use --repetitions)\n");
@@ -637,32 +663,55 @@ int sb_calibrate_files(const char *const *paths, int npaths, double floor, const
         sb_fail("out of host memory");
         goto done;
     }
-    fprintf(out, "%-*s  %4s  %10s  %7s  %7s  %s\n", width, "benchmark", "reps", "median",
-            "spread", "thresh", npaths > 1 ? "A-vs-A (2nd / 1st median)" : "");
+    fprintf(out, "%-*s  %4s  %10s  %7s  %7s  %7s  %7s  %s\n", width, "benchmark", "reps",
+            "median", "spread", "within", "between", "thresh",
+            npaths > 1 ? "A-vs-A (2nd / 1st median)" : "");
     int skipped = 0;
     for (int i = 0; i < sides[0].n; i++) {
         const bench *first = &sides[0].benches[i];
-        int n = 0;
+        int n = 0, groups = 0, within_df = 0;
+        double within_squares = 0, group_means[64], inverse_sizes = 0;
         for (int s = 0; s < npaths; s++) {
             const bench *b = s == 0 ? first : find_bench(&sides[s], first->name);
+            int start = n;
             for (int k = 0; b && is_valid(b) && k < b->nreps; k++)
                 logs[n++] = log(b->reps[k]);
+            if (n == start || groups == 64)
+                continue;
+            sb_stats g;
+            sb_stats_compute(logs + start, n - start, &g);
+            group_means[groups++] = g.mean;
+            within_squares += (n - start - 1) * g.stdev * g.stdev;
+            within_df += n - start - 1;
+            inverse_sizes += 1.0 / (n - start);
         }
-        if (n < 2 || !is_valid(first)) {
+        if (n < 2 || !is_valid(first) || within_df == 0) {
             skipped++;
             continue;
         }
-        /* The spread of every repetition's log median together: between processes, and between
-         * the files' sessions where there are several (a baseline is compared across them). */
-        sb_stats st;
+        /* Each path is a session (a run of N repetitions, as a CI run is). The spread of one
+         * repetition splits into the spread within a session and that of the sessions' levels:
+         * the variance of the sessions' means beyond what the within spread gives a mean of
+         * their sizes (one-way random effects, method of moments). */
+        sb_stats st, means;
         sb_stats_compute(logs, n, &st);
+        sb_stats_compute(group_means, groups, &means);
+        double within = sqrt(within_squares / within_df);
+        double between2 = means.stdev * means.stdev - within * within * inverse_sizes / groups;
+        double between = groups > 1 && between2 > 0 ? sqrt(between2) : 0;
         double median = exp(st.median), threshold = calibrated_threshold(st.stdev, floor);
-        char median_text[32], spread_text[32], threshold_text[32], avsa[64] = "";
+        char median_text[32], spread_text[32], within_text[32], between_text[32];
+        char threshold_text[32], avsa[64] = "";
         format_time(median, median_text, sizeof median_text);
         snprintf(spread_text, sizeof spread_text, "%.2f%%", 100 * st.stdev);
+        snprintf(within_text, sizeof within_text, "%.2f%%", 100 * within);
+        snprintf(between_text, sizeof between_text, "%.2f%%", 100 * between);
         snprintf(threshold_text, sizeof threshold_text, "%.2f%%", 100 * threshold);
-        json_t *e = json_pack("{s:s, s:i, s:f, s:f, s:f}", "name", first->name, "repetitions",
-                              n, "median_s", median, "spread", st.stdev, "threshold", threshold);
+        json_t *e = json_pack("{s:s, s:i, s:f, s:f, s:f, s:i, s:f, s:i, s:i, s:f}", "name",
+                              first->name, "repetitions", n, "median_s", median, "spread",
+                              st.stdev, "within", within, "within_df", within_df, "between",
+                              between, "between_df", groups - 1, "sessions", groups,
+                              "threshold", threshold);
         const bench *second = npaths > 1 ? find_bench(&sides[1], first->name) : NULL;
         if (second && is_valid(second) && second->nreps > 0 && first->nreps > 0) {
             double ratio = median_of(second->reps, second->nreps) /
@@ -671,8 +720,8 @@ int sb_calibrate_files(const char *const *paths, int npaths, double floor, const
             json_object_set_new(e, "a_vs_a_ratio", json_real(ratio));
         }
         json_array_append_new(list, e);
-        fprintf(out, "%-*s  %4d  %10s  %7s  %7s  %s\n", width, first->name, n, median_text,
-                spread_text, threshold_text, avsa);
+        fprintf(out, "%-*s  %4d  %10s  %7s  %7s  %7s  %7s  %s\n", width, first->name, n,
+                median_text, spread_text, within_text, between_text, threshold_text, avsa);
     }
     if (json_array_size(list) == 0) {
         sb_fail("%s: no benchmark has 2 or more valid repetitions to calibrate from (run with "
@@ -681,8 +730,10 @@ int sb_calibrate_files(const char *const *paths, int npaths, double floor, const
     }
     doc = json_pack("{s:i, s:s, s:s, s:s, s:s, s:f, s:f, s:O, s:O}", "stagebench_calibration", 1,
                     "method", "spread: standard deviation of the log of each repetition's "
-                    "median (one repetition a process), over every file; threshold: max(floor, "
-                    "exp(k spread) - 1)", "device", sides[0].device ? sides[0].device : "",
+                    "median (one repetition a process) over every session (a path given); "
+                    "within: pooled within sessions; between: of the sessions' levels beyond "
+                    "within (random effects, moments); threshold: max(floor, exp(k spread) - 1)",
+                    "device", sides[0].device ? sides[0].device : "",
                     "git_commit", sides[0].commit ? sides[0].commit : "", "date",
                     text_or_empty(json_string_value(
                         json_object_get(json_object_get(sides[0].docs[0], "context"), "date"))),

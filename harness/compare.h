@@ -37,8 +37,11 @@ int sb_compare_files(const char *base_path, const char *new_path, const sb_compa
 /* One benchmark of a calibration file. */
 typedef struct sb_calibrated {
     char name[1024];
-    double spread; /* standard deviation of the log of one repetition's median */
+    double spread; /* standard deviation of the log of one repetition's median, all sessions */
     int repetitions;
+    /* the same spread apart: within a session and between sessions' levels (stats.h) */
+    double within, between;
+    int within_df, between_df;
 } sb_calibrated;
 
 typedef struct sb_calibration {

@@ -227,7 +227,7 @@ double sb_t_quantile(double upper_tail, double df)
     return (lo + hi) / 2;
 }
 
-int sb_t_test(const double *a, int na, const double *b, int nb, double prior_sd, int prior_df,
+int sb_t_test(const double *a, int na, const double *b, int nb, const sb_spread_prior *prior,
               sb_ttest *r)
 {
     memset(r, 0, sizeof *r);
@@ -238,13 +238,22 @@ int sb_t_test(const double *a, int na, const double *b, int nb, double prior_sd,
     sb_stats_compute(b, nb, &sb);
     r->diff = sb.mean - sa.mean;
     double va = sa.stdev * sa.stdev, vb = sb.stdev * sb.stdev;
-    if (prior_df > 0) {
-        /* The calibrated spread is an estimate of the same between-run variance with prior_df
-         * degrees of freedom: pooled with this comparison's own, weighted by theirs. */
-        double pooled = (prior_df * prior_sd * prior_sd + (na - 1) * va + (nb - 1) * vb) /
-                        (prior_df + na + nb - 2);
-        r->se = sqrt(pooled * (1.0 / na + 1.0 / nb));
-        r->df = prior_df + na + nb - 2;
+    if (prior) {
+        /* The calibration's within-session spread estimates the same variance as each side's
+         * own: pooled, weighted by their degrees of freedom. A session's level moves too (the
+         * between-session spread), and each side is one session: that variance counts twice,
+         * however many repetitions a side has. */
+        double df_within = prior->within_df + na + nb - 2;
+        double pooled = (prior->within_df * prior->within * prior->within + (na - 1) * va +
+                         (nb - 1) * vb) / df_within;
+        double v_within = pooled * (1.0 / na + 1.0 / nb);
+        double v_between = 2 * prior->between * prior->between;
+        r->se = sqrt(v_within + v_between);
+        r->df = v_between > 0 && prior->between_df > 0
+                    ? (v_within + v_between) * (v_within + v_between) /
+                          (v_within * v_within / df_within +
+                           v_between * v_between / prior->between_df)
+                    : df_within;
     } else {
         /* Welch: no assumption that both sides are equally noisy; Satterthwaite's df. */
         double qa = va / na, qb = vb / nb;

@@ -41,11 +41,22 @@ typedef struct sb_ttest {
     double p; /* two-sided */
 } sb_ttest;
 
-/* Two-sided t test of mean(b) - mean(a): Welch's (unequal variances, Satterthwaite's degrees of
- * freedom) when prior_df is 0; otherwise the variance pooled with a prior estimate prior_sd of
- * the same spread that has prior_df degrees of freedom (a calibration). -1 when a side has fewer
- * than 2 values. */
-int sb_t_test(const double *a, int na, const double *b, int nb, double prior_sd, int prior_df,
+/* What a calibration knows of the spread of one value (a repetition's log median): `within` a
+ * session (one run of N repetitions), with within_df degrees of freedom, and `between` sessions
+ * (the spread of a session's mean level beyond what `within` explains), with between_df. */
+typedef struct sb_spread_prior {
+    double within;
+    int within_df;
+    double between;
+    int between_df;
+} sb_spread_prior;
+
+/* Two-sided t test of mean(b) - mean(a), a and b each one session's values. Without a prior:
+ * Welch's (unequal variances, Satterthwaite's degrees of freedom). With one: the within-session
+ * variance pooled from the prior's and both sides' own, plus twice the between-session variance
+ * (each side is one session), with Satterthwaite's degrees of freedom for that sum. -1 when a
+ * side has fewer than 2 values. */
+int sb_t_test(const double *a, int na, const double *b, int nb, const sb_spread_prior *prior,
               sb_ttest *r);
 /* Two-sided p of Student's t with df degrees of freedom. */
 double sb_t_two_sided_p(double t, double df);

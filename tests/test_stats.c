@@ -263,7 +263,7 @@ static void welch_known_answer(void **state)
     (void)state;
     const double a[] = {1, 2, 3, 4, 5}, b[] = {2, 4, 6, 8, 10};
     sb_ttest t;
-    assert_int_equal(sb_t_test(a, 5, b, 5, 0, 0, &t), 0);
+    assert_int_equal(sb_t_test(a, 5, b, 5, NULL, &t), 0);
     assert_near(t.diff, 3, 1e-12);
     assert_near(t.t, 1.8973665961010275, 1e-9);
     assert_near(t.df, 5.882352941176471, 1e-9);
@@ -276,10 +276,27 @@ static void t_pooled_with_a_prior(void **state)
     /* The variance pooled from a prior sd of 2 on 8 df with the samples' own 4 + 4 df. */
     const double a[] = {1, 2, 3, 4, 5}, b[] = {2, 4, 6, 8, 10};
     sb_ttest t;
-    assert_int_equal(sb_t_test(a, 5, b, 5, 2, 8, &t), 0);
+    const sb_spread_prior prior = {.within = 2, .within_df = 8};
+    assert_int_equal(sb_t_test(a, 5, b, 5, &prior, &t), 0);
     assert_near(t.df, 16, 0);
     assert_near(t.t, 2.0952908873087344, 1e-9);
     assert_near(t.p, 0.05240964548653948, 1e-7);
+}
+
+static void t_with_a_between_session_spread(void **state)
+{
+    (void)state;
+    /* Within: pooled variance (8*4 + 4*2.5 + 4*10) / 16 = 5.125, times 2/5 = 2.05; between:
+     * 2 * 1.5^2 = 4.5; se = sqrt(6.55); df = 6.55^2 / (2.05^2 / 16 + 4.5^2 / 4) = 8.09. */
+    const double a[] = {1, 2, 3, 4, 5}, b[] = {2, 4, 6, 8, 10};
+    const sb_spread_prior prior = {.within = 2, .within_df = 8, .between = 1.5, .between_df = 4};
+    sb_ttest t;
+    assert_int_equal(sb_t_test(a, 5, b, 5, &prior, &t), 0);
+    assert_near(t.se, sqrt(6.55), 1e-12);
+    assert_near(t.df, 6.55 * 6.55 / (2.05 * 2.05 / 16 + 4.5 * 4.5 / 4), 1e-9);
+    assert_near(t.t, 3 / sqrt(6.55), 1e-12);
+    /* More repetitions cannot shrink the between-session part: the p stays above this. */
+    assert_true(t.p > 0.2);
 }
 
 static void t_distribution_known_answers(void **state)
@@ -299,11 +316,11 @@ static void t_test_edges(void **state)
     const double a[] = {1, 1, 1}, b[] = {2, 2, 2};
     sb_ttest t;
     /* No spread at all: any difference is certain, none is no evidence. */
-    assert_int_equal(sb_t_test(a, 3, b, 3, 0, 0, &t), 0);
+    assert_int_equal(sb_t_test(a, 3, b, 3, NULL, &t), 0);
     assert_near(t.p, 0, 0);
-    assert_int_equal(sb_t_test(a, 3, a, 3, 0, 0, &t), 0);
+    assert_int_equal(sb_t_test(a, 3, a, 3, NULL, &t), 0);
     assert_near(t.p, 1, 0);
-    assert_int_equal(sb_t_test(a, 1, b, 3, 0, 0, &t), -1);
+    assert_int_equal(sb_t_test(a, 1, b, 3, NULL, &t), -1);
     assert_non_null(strstr(sb_error(), "at least 2"));
 }
 
@@ -348,6 +365,7 @@ int main(void)
         cmocka_unit_test(utest_empty_sample_fails),
         cmocka_unit_test(welch_known_answer),
         cmocka_unit_test(t_pooled_with_a_prior),
+        cmocka_unit_test(t_with_a_between_session_spread),
         cmocka_unit_test(t_distribution_known_answers),
         cmocka_unit_test(t_test_edges),
         cmocka_unit_test(holm_known_answer),

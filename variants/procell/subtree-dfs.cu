@@ -82,7 +82,9 @@ int pc_subtree_prepare(sb_env *env, int device_index, const pc_model *m, pc_subt
     if (per_sm < 1)
         return sb_fail("subtree_kernel cannot run on device %d with %zu bytes of shared memory",
                        dev, d->shared_bytes);
-    d->blocks = sms * per_sm;
+    double percent = sb_param_num(env->params, "grid_percent");
+    d->blocks = (int)(sms * per_sm * (percent > 0 ? percent : 100) / 100);
+    d->blocks = d->blocks > 0 ? d->blocks : 1;
     return 0;
 }
 

@@ -26,6 +26,9 @@ static const sb_param_decl params[] = {
     {"level_memory_gib", SB_PARAM_FLOAT, "4", 0, 1e6, NULL,
      "device memory (GiB) stages 2-5 preallocate levels in, as the thesis' 4 GiB GTX 970 "
      "allowed; 0 = all free memory"},
+    {"grid_percent", SB_PARAM_FLOAT, "100", 1, 100, NULL,
+     "subtree-dfs, multi-gpu: the grid as a % of the blocks that fit on the GPU at once (fewer "
+     "warps hide less latency: a real, graded slow-down for testing the regression gate)"},
 };
 
 static int load(const sb_params *p, void **out)
