@@ -1,7 +1,6 @@
 /* stagebench history add|show|check: the performance history (harness/history.h). */
 #include "commands.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -9,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../harness/error.h"
@@ -261,53 +259,14 @@ static void gp_set(FILE *f, const char *name, const char *value)
     fputs("'; ", f);
 }
 
-/* gnuplot puts the error last on stderr, after the command it refers to. */
-static const char *last_line(char *text)
-{
-    char *end = text + strlen(text);
-    while (end > text && (end[-1] == '\n' || end[-1] == ' '))
-        *--end = '\0';
-    char *start = end;
-    while (start > text && start[-1] != '\n')
-        start--;
-    return start;
-}
-
-/* `gnuplot -e <variables> <script>`, as stagebench plot runs it; a failure's message is the
- * last line gnuplot wrote on stderr. */
+/* `gnuplot -e <variables> <script>`, as stagebench plot runs it; an old figure must not pass
+ * for the new one. */
 static int run_gnuplot(const char *variables, const char *script, const char *png)
 {
-    char err[4096];
-    if (access(script, R_OK) != 0)
-        return sb_fail("gnuplot script %s: %s ($STAGEBENCH_PLOTS names the directory of "
-                       "history.gp)", script, strerror(errno));
-    FILE *errors = tmpfile();
-    if (!errors)
-        return sb_fail("cannot run gnuplot: %s", strerror(errno));
-    unlink(png); /* an old figure must not pass for the new one */
-    pid_t pid = fork();
-    int fork_error = errno;
-    if (pid == 0) {
-        dup2(fileno(errors), STDERR_FILENO);
-        execlp("gnuplot", "gnuplot", "-e", variables, script, (char *)NULL);
-        _exit(127);
-    }
-    int status = 0;
-    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    /* the tail holds the message */
-    fseek(errors, 0, SEEK_END);
-    long size = ftell(errors);
-    fseek(errors, size > (long)sizeof err - 1 ? size - ((long)sizeof err - 1) : 0, SEEK_SET);
-    err[fread(err, 1, sizeof err - 1, errors)] = '\0';
-    fclose(errors);
-    if (pid < 0)
-        return sb_fail("cannot run gnuplot: %s", strerror(fork_error));
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-        return sb_fail("gnuplot not found: install gnuplot-nox (bench/setup-deps does)");
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return sb_fail("gnuplot failed on %s: %s", script,
-                       *last_line(err) ? last_line(err) : "no message");
+    unlink(png);
+    if (sb_run_gnuplot(variables, script, "$STAGEBENCH_PLOTS names the directory of "
+                       "history.gp") != 0)
+        return -1;
     struct stat st;
     if (stat(png, &st) != 0 || st.st_size == 0)
         return sb_fail("gnuplot script %s wrote no %s", script, png);

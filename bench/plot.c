@@ -945,29 +945,15 @@ static int check_output(const char *script, const char *outbase, const char *ext
     return 0;
 }
 
-static int draw(const plot *p, const char *script, const char *data_path)
+int sb_run_gnuplot(const char *variables, const char *script, const char *where)
 {
-    const char *outbase = p->req->out_prefix;
-    char gnuplot[4096], err[8192], path[4096];
-
+    char gnuplot[4096], err[8192];
     if (find_program("gnuplot", gnuplot, sizeof gnuplot) != 0)
         return sb_fail("gnuplot not found: install gnuplot-nox (bench/setup-deps does)");
     if (access(script, R_OK) != 0)
-        return sb_fail("gnuplot script %s: %s (--script names a file; $STAGEBENCH_PLOTS the "
-                       "directory of time.gp, speedup.gp, series.gp and counters.gp)", script,
-                       strerror(errno));
-    char *variables = gnuplot_variables(p, script, data_path);
-    if (!variables)
-        return sb_fail("cannot run gnuplot: %s", strerror(errno));
-    /* Old figures must not pass the check below when gnuplot writes nothing. */
-    snprintf(path, sizeof path, "%s.png", outbase);
-    unlink(path);
-    snprintf(path, sizeof path, "%s.svg", outbase);
-    unlink(path);
-
-    char *argv[] = {"gnuplot", "-e", variables, (char *)script, NULL};
+        return sb_fail("gnuplot script %s: %s (%s)", script, strerror(errno), where);
+    char *argv[] = {"gnuplot", "-e", (char *)variables, (char *)script, NULL};
     int status = run_program(gnuplot, argv, err, sizeof err);
-    free(variables);
     if (status < 0)
         return sb_fail("cannot run %s: %s", gnuplot, strerror(errno));
     const char *message = last_line(err);
@@ -976,7 +962,26 @@ static int draw(const plot *p, const char *script, const char *data_path)
     if (status != 0)
         return sb_fail("gnuplot failed on %s with exit status %d and no message", script,
                        status);
-    if (check_output(script, outbase, "png") != 0 || check_output(script, outbase, "svg") != 0)
+    return 0;
+}
+
+static int draw(const plot *p, const char *script, const char *data_path)
+{
+    const char *outbase = p->req->out_prefix;
+    char path[4096];
+    char *variables = gnuplot_variables(p, script, data_path);
+    if (!variables)
+        return sb_fail("cannot run gnuplot: %s", strerror(errno));
+    /* Old figures must not pass the check below when gnuplot writes nothing. */
+    snprintf(path, sizeof path, "%s.png", outbase);
+    unlink(path);
+    snprintf(path, sizeof path, "%s.svg", outbase);
+    unlink(path);
+    int rc = sb_run_gnuplot(variables, script, "--script names a file; $STAGEBENCH_PLOTS the "
+                            "directory of time.gp, speedup.gp, series.gp and counters.gp");
+    free(variables);
+    if (rc != 0 || check_output(script, outbase, "png") != 0 ||
+        check_output(script, outbase, "svg") != 0)
         return -1;
     return 0;
 }

@@ -39,4 +39,9 @@ int sb_plot(const sb_plot_request *r);
 /* Where the gnuplot scripts are: $STAGEBENCH_PLOTS, <exe>/../plots, or the source tree's. */
 const char *sb_plots_dir(void);
 
+/* Runs `gnuplot -e <variables> <script>`: -1 with a message (gnuplot missing, the script
+ * unreadable, or gnuplot's own last line on a failure). `where` says what names the script
+ * dir, for the message. The caller checks the files the script writes. */
+int sb_run_gnuplot(const char *variables, const char *script, const char *where);
+
 #endif
