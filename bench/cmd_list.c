@@ -30,8 +30,9 @@ static void list_workload(const sb_workload *w)
         const sb_variant *v = &w->variants[i];
         char needs[64];
         needs_text(v->needs, needs, sizeof needs);
-        printf("    %-5d %-21s %-30s %s\n    %-5s %-21s %-30s [%s]\n", v->stage, v->name, needs,
-               v->adds, "", "", "", v->source);
+        printf("    %-5d %-21s %-30s %s\n    %-5s %-21s %-30s [%s]%s\n", v->stage, v->name, needs,
+               v->adds, "", "", "", v->source,
+               v->kernel_level ? " kernel-level: L2 flushed before each sample unless --warm" : "");
     }
 }
 

@@ -167,7 +167,8 @@ int sb_cmd_run(int argc, char **argv)
         snprintf(name, sizeof name, "%.*s", (int)len, arg + 2);
         if (inline_value)
             value = eq + 1;
-        else if (strcmp(name, "cold") && strcmp(name, "quiet") && strcmp(name, "kernels") &&
+        else if (strcmp(name, "cold") && strcmp(name, "warm") && strcmp(name, "quiet") &&
+                 strcmp(name, "kernels") &&
                  strcmp(name, "no-activity") && i + 1 < argc)
             value = argv[++i];
         int known = sb_measure_option(&opt, name, value);

@@ -207,6 +207,7 @@ static int parse_args(const char *command, int argc, char **argv, suite_args *a,
              * option too */
             a->extra[a->nextra++] = argv[i];
             if (has_value && argv[i + 1][0] != '-' && strcmp(arg, "--cold") &&
+                strcmp(arg, "--warm") &&
                 strcmp(arg, "--no-activity") && strcmp(arg, "--kernels"))
                 a->extra[a->nextra++] = argv[++i];
         } else {

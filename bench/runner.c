@@ -351,8 +351,8 @@ static int metrics_option(sb_measure_options *o, const char *value)
 int sb_measure_option(sb_measure_options *o, const char *name, const char *value)
 {
     double x = 0;
-    if (strcmp(name, "cold") == 0) {
-        o->cold = 1;
+    if (strcmp(name, "cold") == 0 || strcmp(name, "warm") == 0) {
+        o->cold = strcmp(name, "cold") == 0;
         return 0;
     }
     if (strcmp(name, "no-activity") == 0) {

@@ -59,7 +59,9 @@ int sb_measure_option(sb_measure_options *o, const char *name, const char *value
     "  --warmup N         untimed runs before sampling (default 1)\n"                             \
     "  --repetitions N    run it all N times, each in a process of its own; the records keep\n"   \
     "                     every repetition and their aggregates (default 1)\n"                   \
-    "  --cold             flush the L2 cache before every sample\n"                            \
+    "  --cold             flush the L2 cache before every sample (default: for kernel-level\n"   \
+    "                     variants only, `stagebench list` marks them)\n"                       \
+    "  --warm             never flush it\n"                                                      \
     "  --metrics LIST     hardware counters, in passes after the timing: default, none, or\n"    \
     "                     names (default,m1,...; `stagebench list --metrics`); naming them makes\n" \
     "                     unreadable counters an error (default: the default set if readable)\n" \

@@ -82,13 +82,13 @@ json_t *sb_context_json(int argc, char **argv, const sb_device_info *devices, in
 
     json_t *sb = json_pack(
         "{s:i, s:s, s:s, s:{s:s, s:s, s:s, s:s, s:s}, s:o, s:o, "
-        "s:{s:f, s:i, s:f, s:f, s:i, s:b}}",
+        "s:{s:f, s:i, s:f, s:f, s:i, s:s}}",
         "schema", 1, "command", command, "git_commit", SB_GIT_COMMIT, "build", "c_compiler",
         SB_C_COMPILER, "cuda_compiler", SB_CUDA_COMPILER, "c_flags", SB_C_FLAGS, "cuda_flags",
         SB_CUDA_FLAGS, "cuda_architectures", SB_CUDA_ARCHS, "cuda", cuda, "devices", devs,
         "measurement", "max_noise", opt->max_noise, "min_samples", opt->min_samples,
         "min_time_s", opt->min_time, "timeout_s", opt->timeout, "warmup_runs", opt->warmup_runs,
-        "cold", opt->cold);
+        "cold", opt->cold == SB_COLD_KERNEL_LEVEL ? "kernel-level" : opt->cold ? "all" : "none");
     const char *counters[] = {"off", "if-available", "required"};
     json_t *metrics = json_array();
     for (int i = 0; i < opt->nmetrics; i++)

@@ -18,7 +18,7 @@ void sb_measure_defaults(sb_measure_options *o)
     o->min_time = 0.5;
     o->timeout = 20.0;
     o->warmup_runs = 1;
-    o->cold = 0;
+    o->cold = SB_COLD_KERNEL_LEVEL;
     o->counters = SB_COUNTERS_IF_AVAILABLE;
     o->nmetrics = 0;
     o->activity = 1;
@@ -198,8 +198,10 @@ static int sample_until_done(sb_session *s, const sb_measure_options *opt,
     cudaStream_t stream = s->gpu ? s->env.streams[0] : NULL;
     double *mhz = NULL;
     int cap = 0, mhz_n = 0, rc = -1;
-    if (s->gpu && opt->cold && sb_l2_flusher_init(&flusher, s->env.devices[0]) != 0)
+    int cold = opt->cold == SB_COLD_KERNEL_LEVEL ? res->variant->kernel_level : opt->cold;
+    if (s->gpu && cold && sb_l2_flusher_init(&flusher, s->env.devices[0]) != 0)
         goto done;
+    res->l2_flushed = flusher.buffer != NULL;
     double begin = sb_now();
     for (;;) {
         double time_s = 0, wall_s = 0;

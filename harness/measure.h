@@ -19,7 +19,8 @@ typedef struct sb_measure_options {
     double min_time;   /* ...and this many seconds of sampling */
     double timeout;    /* stop anyway after this many seconds of sampling */
     int warmup_runs;
-    int cold;          /* flush L2 before each sample */
+    int cold;          /* flush L2 before each sample: 1 always, 0 never, SB_COLD_KERNEL_LEVEL
+                          for kernel-level variants only (the default) */
     /* Hardware counters, in a pass of their own after the timed samples (SB_COUNTERS_*). */
     int counters;
     int nmetrics;                              /* 0: sb_default_metrics */
@@ -34,6 +35,8 @@ enum {
     SB_COUNTERS_IF_AVAILABLE, /* the default: a record says why when they cannot be read */
     SB_COUNTERS_REQUIRED      /* asked for with --metrics: not reading them fails the run */
 };
+
+#define SB_COLD_KERNEL_LEVEL (-1)
 
 void sb_measure_defaults(sb_measure_options *o);
 
@@ -79,6 +82,7 @@ typedef struct sb_result {
     double *time_samples, *wall_samples; /* seconds */
     sb_stats time, wall;
     const char *stop_reason;
+    int l2_flushed; /* the L2 was flushed before every sample */
     int clock_available;
     double sm_mhz_min, sm_mhz_median, sm_mhz_max;
     int throttled_samples;

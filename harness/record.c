@@ -210,6 +210,7 @@ static json_t *benchmark_json(const sb_result *res)
         "detail", res->validation_detail, "timer", res->event_timer ? "cuda-event" : "wall",
         "stop_reason", res->stop_reason ? json_string(res->stop_reason) : json_null());
     json_object_set_new(sb, "devices_used", json_integer(res->ndevices));
+    json_object_set_new(sb, "l2_flushed", json_boolean(res->l2_flushed));
     json_object_set_new(sb, "time", stats_json(&res->time, res->time_samples, res->nsamples));
     json_object_set_new(sb, "wall", stats_json(&res->wall, res->wall_samples, res->nsamples));
     json_object_set_new(sb, "clock",

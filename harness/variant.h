@@ -118,7 +118,13 @@ typedef struct sb_variant {
     const char *source; /* paper + section/figure */
     unsigned needs;     /* SB_NEEDS_* */
     const sb_variant_ops *ops;
+    /* SB_KERNEL_LEVEL: its timed run is device work on data that stays on the device (no bulk
+     * host traffic), so a warm L2 from the sample before would flatter it: measured with the L2
+     * flushed unless the user says otherwise (--warm). 0 for the rest. */
+    int kernel_level;
 } sb_variant;
+
+#define SB_KERNEL_LEVEL 1
 
 /* Figures of merit of one output. */
 #define SB_MAX_OUTPUT_FIGURES 4

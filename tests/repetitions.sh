@@ -22,7 +22,9 @@ assert ag == ["median", "mean", "stddev", "cv"], ag
 r = d["context"]["stagebench"]["repetitions"]
 assert r["asked"] == 3 and r["merged"] == 3 and r["how"] == "separate processes"
 assert len(r["processes"]) == 3
-assert d["context"]["stagebench"]["measurement"]["repetitions"] == 3'
+assert d["context"]["stagebench"]["measurement"]["repetitions"] == 3
+assert d["context"]["stagebench"]["measurement"]["cold"] == "kernel-level"
+assert not any(b["stagebench"]["l2_flushed"] for b in it)'
 [ "$(wc -l < "$tmp/r.csv")" = 4 ] || fail "the CSV has a header and 3 rows"
 head -n 1 "$tmp/r.csv" | grep -q ',repetition$' || fail "the CSV's last column is repetition"
 ls "$tmp" | grep -q 'rep[0-9]' && fail "a repetition's own file was left behind"

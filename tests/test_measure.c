@@ -68,12 +68,12 @@ static const sb_variant_ops wrong = {setup_wrong, toy_run, toy_output, toy_teard
 static const sb_variant_ops broken = {setup_broken, toy_run, toy_output, toy_teardown, NULL};
 static const sb_variant_ops refused = {setup_refused, toy_run, toy_output, toy_teardown, NULL};
 static const sb_variant variants[] = {
-    {"reference", 0, "the oracle", "here", 0, &right},
-    {"right", 1, "same answer", "here", 0, &right},
-    {"wrong", 2, "off by one", "here", 0, &wrong},
-    {"broken", 3, "fails", "here", 0, &broken},
-    {"refused", 4, "does not fit", "here", 0, &refused},
-    {"needs-gpu", 5, "GPU only", "here", SB_NEEDS_GPU, &right},
+    {"reference", 0, "the oracle", "here", 0, &right, 0},
+    {"right", 1, "same answer", "here", 0, &right, 0},
+    {"wrong", 2, "off by one", "here", 0, &wrong, 0},
+    {"broken", 3, "fails", "here", 0, &broken, 0},
+    {"refused", 4, "does not fit", "here", 0, &refused, 0},
+    {"needs-gpu", 5, "GPU only", "here", SB_NEEDS_GPU, &right, 0},
 };
 static const sb_param_decl params[] = {{"size", SB_PARAM_INT, "3", 1, 10, NULL, "size"}};
 static void *out_new(const void *m) { (void)m; return calloc(1, sizeof(int)); }
