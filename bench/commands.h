@@ -11,5 +11,6 @@ int sb_cmd_suite(int argc, char **argv);
 int sb_cmd_calibrate(int argc, char **argv);
 int sb_cmd_plot(int argc, char **argv);
 int sb_cmd_history(int argc, char **argv);
+int sb_cmd_report(int argc, char **argv);
 
 #endif

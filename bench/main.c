@@ -14,6 +14,7 @@ static const char usage[] =
     "  calibrate <suite>|--from ...     the noise between runs: thresholds for compare\n"
     "  plot <records.json>... [options] gnuplot figures (PNG and SVG)\n"
     "  history add|show|check <db> ...  the performance history and its change points\n"
+    "  report DIR... [--out OUTDIR]     a page per GPU (markdown, HTML) of study outputs\n"
     "`stagebench <command> --help` describes each.\n";
 
 int main(int argc, char **argv)
@@ -28,7 +29,8 @@ int main(int argc, char **argv)
                     {"suite", sb_cmd_suite},
                     {"calibrate", sb_cmd_calibrate},
                     {"plot", sb_cmd_plot},
-                    {"history", sb_cmd_history}};
+                    {"history", sb_cmd_history},
+                    {"report", sb_cmd_report}};
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         fputs(usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
