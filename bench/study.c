@@ -34,12 +34,16 @@
  *                                  unit=s|ms|us (ms), title=TEXT, and every row key below as
  *                                  the default of every row. Then, indented:
  *     row LABEL KEY=VALUE...       keys: variant=V (default: the label), where=P=V,P=V,
- *                                  from=RUN,..., value=time|wall|steady|phase:A[+B...] (seconds
- *                                  of the median run, of its step loop, or of the phases of its
- *                                  last run), per=P (divided by that parameter, e.g. steps),
+ *                                  from=RUN,..., value=time|wall|steady|memory|phase:A[+B...]
+ *                                  (seconds of the median run, of its step loop, or of the
+ *                                  phases of its last run; memory: its peak tracked device
+ *                                  bytes), per=P (divided by that parameter, e.g. steps),
  *                                  speedup=V (the cell's ratio: V's value / the row's) or
  *                                  ratio=V (the row's / V's), base-where=P=V,... (which record
- *                                  of V: the same column, from any run of the table),
+ *                                  of V: the same column, from any run of the table; a column's
+ *                                  parameter named here picks that value for every column),
+ *                                  base-value=EXPR (V's value expression, default the row's:
+ *                                  a phase of the kernels against the reference's whole phase),
  *                                  kernel=PATTERN,... (the kernel-table row the kernel facts
  *                                  below read: the first whose name matches, glob; default the
  *                                  run's longest)
@@ -55,15 +59,25 @@
  *                                  memory, kernel, registers, occupancy, limiter, blocks_per_sm,
  *                                  local_bytes, block_threads, device, fp64_ratio (FP32:FP64
  *                                  throughput), sm_count, samples, noise, status, reason,
- *                                  variant, phase:NAME, output:NAME, param:NAME
+ *                                  variant, items_per_second, phase:NAME, output:NAME,
+ *                                  steady:NAME (the step loop's: simulated_seconds_per_hour,
+ *                                  pct_peak_dram, items_per_second...), param:NAME
  *     note TEXT                    a paragraph under the table
+ *     goal LABEL [at=V1,V2] [of=FACT] OP VALUE TEXT
+ *                                  a goal for the row: OP one of >=, <=, >, <; VALUE compared
+ *                                  with its cell at at= (else the last column where the cell is
+ *                                  valid): the ratio of a row with speedup= or ratio=, else the
+ *                                  value in the table's unit (bytes for memory), or of= a
+ *                                  numeric FACT of its record; the table ends with a "Goals"
+ *                                  list: "- TEXT: **met** (measured 410× at COL, goal ≥ 300×)",
+ *                                  **missed** (...) or "not measured (why)"
  *                                  A cell without a value says why: X (reason) for a skipped
  *                                  record (a memory refusal as "needs A, B free"; a long reason
  *                                  as a numbered note), failed [n] or invalid [n], or — (none).
  * An `option` line after a `run` and before the next `run`, `table` or `figure` is that run's;
  * the study's go before the first run. ${STUDY_DIR} is the study file's directory. Every point of
  * every run is checked (parameters, variants, reference, figure inputs, tables' rows, columns,
- * published counts and placeholders) before the first runs, so that a typo fails at once rather
+ * published counts, placeholders and goals) before the first runs, so that a typo fails at once rather
  * than hours into a session; --check stops there. */
 #include <ctype.h>
 #include <errno.h>
@@ -248,7 +262,7 @@ static int apply_option(sb_measure_options *o, const char *name, const char *val
         return sb_fail_context("%s:%d", path, line);
     if (known > 0)
         return sb_fail("%s:%d: unknown option '%s' (max-noise, min-samples, min-time, timeout, "
-                       "warmup, repetitions, metrics, cold, no-activity)",
+                       "warmup, repetitions, metrics, cold, warm, no-activity)",
                        path, line, name);
     return 0;
 }

@@ -4,7 +4,9 @@
  * published values; a row's explanation is text whose {placeholders} are the records' facts
  * (bytes, transfers, registers and occupancy of a kernel, the device's FP32:FP64 rate...).
  * Skipped records show as X with their reason: inline when short or a memory refusal
- * ("X (needs 52.10 GiB, 41.00 GiB free)"), else as a numbered note under the table. */
+ * ("X (needs 52.10 GiB, 41.00 GiB free)"), else as a numbered note under the table. Goals
+ * compare a row's cell (its ratio, its value or a fact of its record) with a stated value and
+ * end the table with a list of them, met, missed or not measured (and why). */
 #include "table.h"
 
 #include <ctype.h>
@@ -19,8 +21,9 @@
 #include "../harness/json.h"
 #include "../harness/registry.h"
 
-static const char *const key_names[SB_TK_COUNT] = {"from",   "variant", "where", "value",     "per",
-                                                   "kernel", "speedup", "ratio", "base-where"};
+static const char *const key_names[SB_TK_COUNT] = {
+    "from", "variant", "where", "value", "per", "kernel", "speedup", "ratio", "base-where",
+    "base-value"};
 
 /* ---- reading the study file ---- */
 
@@ -76,7 +79,7 @@ int sb_table_key(sb_table *t, const char *kv, const char *path, int line)
     }
     return sb_fail(
         "%s:%d: table %s: '%s' is not a table key (from, cols, columns, col-label, unit, "
-        "title, variant, where, value, per, kernel, speedup, ratio, base-where)",
+        "title, variant, where, value, per, kernel, speedup, ratio, base-where, base-value)",
         path, line, t->name, kv);
 }
 
@@ -88,9 +91,66 @@ static sb_table_row *find_row(sb_table *t, const char *label)
     return NULL;
 }
 
+static const char *const goal_ops[] = {">=", "<=", ">", "<", NULL};
+
+/* goal LABEL [at=V,V] [of=FACT] OP VALUE TEXT... (the row given before it) */
+static int goal_line(sb_table *t, char **w, int n, const char *path, int line)
+{
+    static const char syntax[] = "'goal LABEL [at=V,V] [of=FACT] OP VALUE TEXT...' (OP: >=, "
+                                 "<=, > or <)";
+    if (n < 5)
+        return sb_fail("%s:%d: table %s: %s", path, line, t->name, syntax);
+    if (!find_row(t, w[1]))
+        return sb_fail("%s:%d: table %s: goal: no row '%s' before this line (write its 'row' "
+                       "line first)",
+                       path, line, t->name, w[1]);
+    if (t->ngoals == SB_TABLE_GOALS)
+        return sb_fail("%s:%d: table %s: more than %d goals", path, line, t->name,
+                       SB_TABLE_GOALS);
+    sb_table_goal *g = &t->goals[t->ngoals];
+    memset(g, 0, sizeof *g);
+    g->line = line;
+    if (copy(g->label, sizeof g->label, w[1], path, line) != 0)
+        return -1;
+    int i = 2;
+    for (; i < n && (!strncmp(w[i], "at=", 3) || !strncmp(w[i], "of=", 3)); i++)
+        if (copy(w[i][0] == 'a' ? g->at : g->of, w[i][0] == 'a' ? sizeof g->at : sizeof g->of,
+                 w[i] + 3, path, line) != 0)
+            return -1;
+    if (n - i < 3)
+        return sb_fail("%s:%d: table %s: goal %s: %s", path, line, t->name, g->label, syntax);
+    int op = -1;
+    for (int k = 0; goal_ops[k]; k++)
+        if (!strcmp(w[i], goal_ops[k]))
+            op = k;
+    if (op < 0)
+        return sb_fail("%s:%d: table %s: goal %s: '%s' is not a comparison (use >=, <=, > or <; "
+                       "quote it in a shell)",
+                       path, line, t->name, g->label, w[i]);
+    snprintf(g->op, sizeof g->op, "%s", goal_ops[op]);
+    char *end;
+    g->value = strtod(w[i + 1], &end);
+    if (end == w[i + 1] || *end || !isfinite(g->value))
+        return sb_fail("%s:%d: table %s: goal %s: '%s' is not a number (a ratio for a row with "
+                       "speedup= or ratio=, else a value in the table's unit, or of= the fact's)",
+                       path, line, t->name, g->label, w[i + 1]);
+    if (copy(g->value_text, sizeof g->value_text, w[i + 1], path, line) != 0)
+        return -1;
+    size_t len = 0;
+    for (int k = i + 2; k < n; k++)
+        len += (size_t)snprintf(g->text + len, len < SB_TABLE_TEXT ? SB_TABLE_TEXT - len : 0,
+                                "%s%s", k > i + 2 ? " " : "", w[k]);
+    if (len >= SB_TABLE_TEXT)
+        return sb_fail("%s:%d: table %s: goal %s: text too long", path, line, t->name, g->label);
+    t->ngoals++;
+    return 0;
+}
+
 int sb_table_line(sb_table *t, char **w, int n, const char *path, int line)
 {
     const char *d = w[0];
+    if (!strcmp(d, "goal"))
+        return goal_line(t, w, n, path, line);
     if (!strcmp(d, "note") && n >= 2) {
         if (t->nnotes == SB_TABLE_NOTES)
             return sb_fail("%s:%d: table %s: more than %d notes", path, line, t->name,
@@ -123,7 +183,8 @@ int sb_table_line(sb_table *t, char **w, int n, const char *path, int line)
             int rc = row_key(r->key, w[i], path, line);
             if (rc > 0)
                 return sb_fail("%s:%d: table %s: row %s: '%s' is not a row key (from, variant, "
-                               "where, value, per, kernel, speedup, ratio, base-where)",
+                               "where, value, per, kernel, speedup, ratio, base-where, "
+                               "base-value)",
                                path, line, t->name, r->label, w[i]);
             if (rc < 0)
                 return -1;
@@ -267,11 +328,12 @@ static int check_where(const sb_workload *w, const char *where, const char *what
 
 static int check_value(const sb_workload *w, const char *value, const char *path, int line)
 {
-    if (!strcmp(value, "time") || !strcmp(value, "wall") || !strcmp(value, "steady"))
+    if (!strcmp(value, "time") || !strcmp(value, "wall") || !strcmp(value, "steady") ||
+        !strcmp(value, "memory"))
         return 0;
     if (strncmp(value, "phase:", 6) || !value[6])
-        return sb_fail("%s:%d: value=%s: use time, wall, steady or phase:NAME[+NAME...]", path,
-                       line, value);
+        return sb_fail("%s:%d: value=%s: use time, wall, steady, memory or phase:NAME[+NAME...]",
+                       path, line, value);
     char buf[256];
     snprintf(buf, sizeof buf, "%s", value + 6);
     for (char *save = NULL, *p = strtok_r(buf, "+", &save); p; p = strtok_r(NULL, "+", &save)) {
@@ -314,6 +376,7 @@ static const char *const facts[] = {"value",
                                     "items",
                                     "value_bw",
                                     "value_pct_peak",
+                                    "items_per_second",
                                     NULL};
 static const char *const numeric_facts[] = {"value",         "items",
                                             "value_bw",      "value_pct_peak",
@@ -324,7 +387,8 @@ static const char *const numeric_facts[] = {"value",         "items",
                                             "registers",     "occupancy",
                                             "blocks_per_sm", "local_bytes",
                                             "block_threads", "fp64_ratio",
-                                            "sm_count",      NULL};
+                                            "sm_count",      "items_per_second",
+                                            NULL};
 
 static int listed(const char *const *names, const char *name)
 {
@@ -338,7 +402,7 @@ static int known_fact(const char *name, int numeric)
 {
     if (!strncmp(name, "phase:", 6) || (!numeric && !strncmp(name, "param:", 6)))
         return name[6] != '\0';
-    if (!strncmp(name, "output:", 7))
+    if (!strncmp(name, "output:", 7) || !strncmp(name, "steady:", 7))
         return name[7] != '\0';
     return listed(numeric ? numeric_facts : facts, name);
 }
@@ -367,10 +431,9 @@ static int check_placeholders(const sb_table *t, const sb_table_row *r, const ch
                 "value, bytes, bytes_per_second, pct_peak, h2d, d2h, d2d, peer, "
                 "transfers, memory, kernel, registers, occupancy, limiter, "
                 "blocks_per_sm, local_bytes, block_threads, device, fp64_ratio, "
-                "sm_count, samples, noise, status, reason, variant, items, value_bw, "
-                "value_pct_peak, phase:NAME, "
-                "output:NAME, param:NAME; base_FACT; FACT/base; ratio, published, col, unit, "
-                "base_variant)",
+                "sm_count, samples, noise, status, reason, variant, items, items_per_second, "
+                "value_bw, value_pct_peak, phase:NAME, output:NAME, steady:NAME, param:NAME; "
+                "base_FACT; FACT/base; ratio, published, col, unit, base_variant)",
                 path, r->explain_line, t->name, r->label, (int)(close - p - 1), p + 1);
         if ((!strncmp(name, "base_", 5) || strstr(p, "/base}") == close - 5) &&
             !row_key_value(t, r, SB_TK_SPEEDUP)[0] && !row_key_value(t, r, SB_TK_RATIO)[0])
@@ -491,6 +554,13 @@ int sb_table_check(sb_table *t, const sb_workload *w, const char *path)
         if (base[0] && !sb_find_variant(w, base))
             return sb_fail("%s:%d: table %s: row %s: base '%s' is not a variant of %s", path,
                            r->line, t->name, r->label, base, w->name);
+        const char *base_value = row_key_value(t, r, SB_TK_BASE_VALUE);
+        if (base_value[0] && !base[0])
+            return sb_fail("%s:%d: table %s: row %s: base-value=%s needs a base (speedup= or "
+                           "ratio=)",
+                           path, r->line, t->name, r->label, base_value);
+        if (base_value[0] && check_value(w, base_value, path, r->line) != 0)
+            return -1;
         if (check_where(w, row_key_value(t, r, SB_TK_WHERE), "where", path, r->line) != 0 ||
             check_where(w, row_key_value(t, r, SB_TK_BASE_WHERE), "base-where", path, r->line) != 0)
             return -1;
@@ -506,6 +576,21 @@ int sb_table_check(sb_table *t, const sb_workload *w, const char *path)
                            t->ncol_params > 1 ? "s" : "");
         if (check_placeholders(t, r, path) != 0)
             return -1;
+    }
+    for (int i = 0; i < t->ngoals; i++) {
+        const sb_table_goal *g = &t->goals[i];
+        if (g->at[0] && column_of(t, g->at) < 0)
+            return sb_fail("%s:%d: table %s: goal %s: at=%s is not a column (give the values of "
+                           "%d parameter%s, comma-separated)",
+                           path, g->line, t->name, g->label, g->at, t->ncol_params,
+                           t->ncol_params > 1 ? "s" : "");
+        if (g->of[0] && !known_fact(g->of, 1))
+            return sb_fail("%s:%d: table %s: goal %s: of=%s is not a numeric fact (value, items, "
+                           "items_per_second, value_bw, value_pct_peak, bytes, bytes_per_second, "
+                           "h2d, d2h, d2d, peer, transfers, memory, registers, occupancy, "
+                           "blocks_per_sm, local_bytes, block_threads, fp64_ratio, sm_count, "
+                           "phase:NAME, output:NAME, steady:NAME)",
+                           path, g->line, t->name, g->label, g->of);
     }
     return 0;
 }
@@ -638,9 +723,22 @@ static void mark_sources(const char *from, const sb_table_source *src, int nsrc,
                 used[i] = 1;
 }
 
-/* The record of a variant at column c among the flagged sources: a valid one first. */
+/* Whether "k=v,k=v" names parameter p. */
+static int where_names(const char *where, const char *p)
+{
+    size_t len = strlen(p);
+    for (const char *k = where; *k; k += strcspn(k, ",") + (k[strcspn(k, ",")] == ',')) {
+        if (!strncmp(k, p, len) && k[len] == '=')
+            return 1;
+    }
+    return 0;
+}
+
+/* The record of a variant at column c among the flagged sources: a valid one first. A base's
+ * where (is_base) that names a column's parameter picks its value whatever the column (the
+ * base of every column at reactions=0, at gpus=1). */
 static const rec *find_record(const loaded *L, const int *sources, const sb_table *t, int c,
-                              const char *variant, const char *where)
+                              const char *variant, const char *where, int is_base)
 {
     const rec *found = NULL;
     for (int i = 0; i < L->nrecs; i++) {
@@ -651,7 +749,8 @@ static const rec *find_record(const loaded *L, const int *sources, const sb_tabl
             continue;
         int same = 1;
         for (int k = 0; k < t->ncol_params; k++)
-            same &= same_value(text_of(params, t->col_param[k]), t->col_value[c][k]);
+            same &= (is_base && where_names(where, t->col_param[k])) ||
+                    same_value(text_of(params, t->col_param[k]), t->col_value[c][k]);
         if (!same)
             continue;
         if (!strcmp(text_of(r->sb, "status"), "valid"))
@@ -670,7 +769,8 @@ static double number_at(json_t *o, const char *a, const char *b)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* Seconds of the value expression, per the `per` parameter; NaN where the record has none. */
+/* Seconds of the value expression (bytes for memory), per the `per` parameter; NaN where the
+ * record has none. */
 static double record_value(const rec *r, const char *value, const char *per)
 {
     if (!r || strcmp(text_of(r->sb, "status"), "valid"))
@@ -682,6 +782,8 @@ static double record_value(const rec *r, const char *value, const char *per)
         v = number_at(r->sb, "wall", "median");
     else if (!strcmp(value, "steady"))
         v = number_at(r->sb, "steady", "seconds");
+    else if (!strcmp(value, "memory"))
+        v = number_at(r->sb, "memory", "peak_tracked_bytes");
     else if (!strncmp(value, "phase:", 6)) {
         char buf[256];
         snprintf(buf, sizeof buf, "%s", value + 6);
@@ -745,6 +847,16 @@ static void fmt_bytes(double b, char *buf, size_t cap)
         snprintf(buf, cap, "n/a");
     else
         sb_format_bytes(b, buf, cap);
+}
+
+/* A value of the value expression: bytes for memory, else seconds in the table's unit (no unit
+ * name). */
+static void fmt_value(const sb_table *t, const char *value, double v, char *buf, size_t cap)
+{
+    if (!strcmp(value, "memory"))
+        fmt_bytes(v, buf, cap);
+    else
+        fmt_number(v * unit_scale(t->unit), buf, cap);
 }
 
 /* "needs 52.10 GiB ..., which has 41.00 GiB free" -> "needs 52.10 GiB, 41.00 GiB free";
@@ -847,13 +959,14 @@ static void compute_cell(const sb_table *t, const sb_table_row *row, const loade
     const char *base = speedup[0] ? speedup : row_key_value(t, row, SB_TK_RATIO);
     memset(out, 0, sizeof *out);
     out->r = find_record(L, row_sources, t, c, row_key_value(t, row, SB_TK_VARIANT),
-                         row_key_value(t, row, SB_TK_WHERE));
+                         row_key_value(t, row, SB_TK_WHERE), 0);
     out->value = record_value(out->r, value, per);
     out->base_value = out->ratio = NAN;
     if (base[0]) {
+        const char *base_value = row_key_value(t, row, SB_TK_BASE_VALUE);
         out->base =
-            find_record(L, all_sources, t, c, base, row_key_value(t, row, SB_TK_BASE_WHERE));
-        out->base_value = record_value(out->base, value, per);
+            find_record(L, all_sources, t, c, base, row_key_value(t, row, SB_TK_BASE_WHERE), 1);
+        out->base_value = record_value(out->base, base_value[0] ? base_value : value, per);
         out->ratio = speedup[0] ? out->base_value / out->value : out->value / out->base_value;
     }
 }
@@ -898,9 +1011,17 @@ static json_t *kernel_of(const rec *r, const char *patterns)
     return NULL;
 }
 
-/* A fact of a record: *num its number (NaN for text facts or where missing), text its words. */
-static void fact(const sb_table *t, const sb_table_row *row, const rec *r, const char *name,
-                 double *num, char *text, size_t cap)
+/* The value expression of the row's record, or of its base's (base-value=, else the row's). */
+static const char *value_of(const sb_table *t, const sb_table_row *row, int is_base)
+{
+    const char *base_value = row_key_value(t, row, SB_TK_BASE_VALUE);
+    return is_base && base_value[0] ? base_value : row_key_value(t, row, SB_TK_VALUE);
+}
+
+/* A fact of a record (the row's, or its base's when is_base): *num its number (NaN for text
+ * facts or where missing), text its words. */
+static void fact(const sb_table *t, const sb_table_row *row, const rec *r, int is_base,
+                 const char *name, double *num, char *text, size_t cap)
 {
     *num = NAN;
     snprintf(text, cap, "n/a");
@@ -935,13 +1056,22 @@ static void fact(const sb_table *t, const sb_table_row *row, const rec *r, const
     if (strcmp(status, "valid"))
         return; /* the rest are a measured record's */
     const char *per = row_key_value(t, row, SB_TK_PER);
-    double scale = unit_scale(t->unit);
+    const char *value = value_of(t, row, is_base);
     if (!strcmp(name, "value") || !strncmp(name, "phase:", 6)) {
-        *num = record_value(r, !strcmp(name, "value") ? row_key_value(t, row, SB_TK_VALUE) : name,
-                            per);
-        fmt_number(*num * scale, text, cap);
-        if (isfinite(*num))
+        const char *expr = !strcmp(name, "value") ? value : name;
+        *num = record_value(r, expr, per);
+        fmt_value(t, expr, *num, text, cap);
+        if (isfinite(*num) && strcmp(expr, "memory"))
             snprintf(text + strlen(text), cap - strlen(text), " %s", unit_name(t->unit));
+        return;
+    }
+    if (!strncmp(name, "steady:", 7) || !strcmp(name, "items_per_second")) {
+        *num = !strcmp(name, "items_per_second") ? number_at(sb, "derived", "items_per_second")
+                                                 : number_at(sb, "steady", name + 7);
+        if (isfinite(*num) && fabs(*num) >= 1e6)
+            snprintf(text, cap, "%.3g", *num);
+        else
+            fmt_number(*num, text, cap);
         return;
     }
     static const char *const byte_facts[][3] = {
@@ -955,9 +1085,12 @@ static void fact(const sb_table *t, const sb_table_row *row, const rec *r, const
             return;
         }
     if (!strcmp(name, "value_bw") || !strcmp(name, "value_pct_peak")) {
-        /* the bytes the record counts over the seconds of the row's value in a run */
-        double bw = number_at(sb, "derived", "bytes_moved") /
-                    record_value(r, row_key_value(t, row, SB_TK_VALUE), NULL);
+        /* the bytes the record counts over the seconds of the row's value in a run: those of
+         * the step loop for value=steady, where the record counts them */
+        double bytes = number_at(sb, "derived", "bytes_moved");
+        if (!strcmp(value, "steady") && isfinite(number_at(sb, "steady", "bytes_moved")))
+            bytes = number_at(sb, "steady", "bytes_moved");
+        double bw = strcmp(value, "memory") ? bytes / record_value(r, value, NULL) : NAN;
         json_t *d = json_is_integer(json_object_get(sb, "device")) ? device_of(r) : NULL;
         double peak = d ? number_at(d, "peak_dram_bytes_per_second", NULL) : NAN;
         *num = !strcmp(name, "value_bw") ? bw : 100 * bw / peak;
@@ -992,7 +1125,8 @@ static void fact(const sb_table *t, const sb_table_row *row, const rec *r, const
     } else if (!strcmp(name, "samples")) {
         json_t *samples = json_object_get(json_object_get(sb, "time"), "samples");
         *num = json_is_array(samples) ? (double)json_array_size(samples) : NAN;
-        fmt_number(*num, text, cap);
+        if (isfinite(*num))
+            snprintf(text, cap, "%.0f", *num);
     } else if (!strcmp(name, "noise")) {
         fmt_number(100 * number_at(sb, "time", "noise"), text, cap);
         snprintf(text + strlen(text), cap - strlen(text), " %%");
@@ -1048,13 +1182,13 @@ static void explain(FILE *f, const sb_table *t, const sb_table_row *row, const c
             snprintf(text, sizeof text, "%s", base_name);
         } else if (len > 5 && !strcmp(name + len - 5, "/base")) {
             name[len - 5] = '\0';
-            fact(t, row, x->r, name, &num, text, sizeof text);
-            fact(t, row, x->base, name, &base_num, text, sizeof text);
+            fact(t, row, x->r, 0, name, &num, text, sizeof text);
+            fact(t, row, x->base, 1, name, &base_num, text, sizeof text);
             fmt_ratio(num / base_num, text, sizeof text);
         } else if (!strncmp(name, "base_", 5)) {
-            fact(t, row, x->base, name + 5, &num, text, sizeof text);
+            fact(t, row, x->base, 1, name + 5, &num, text, sizeof text);
         } else {
-            fact(t, row, x->r, name, &num, text, sizeof text);
+            fact(t, row, x->r, 0, name, &num, text, sizeof text);
         }
         fputs(text, f);
         p = close + 1;
@@ -1066,6 +1200,8 @@ static void explain(FILE *f, const sb_table *t, const sb_table_row *row, const c
 static size_t describe_value(const char *value, char *out, size_t cap)
 {
     size_t len;
+    if (!strcmp(value, "memory"))
+        return (size_t)snprintf(out, cap, "the peak tracked device memory of a run");
     if (!strcmp(value, "time") || !strcmp(value, "wall") || !strcmp(value, "steady"))
         return (size_t)snprintf(out, cap, "%s",
                                 !strcmp(value, "time")   ? "the median time of a run"
@@ -1133,15 +1269,32 @@ static void legend(FILE *f, const sb_table *t)
                    *bw = row_key_value(t, row, SB_TK_BASE_WHERE);
         const char *speedup = row_key_value(t, row, SB_TK_SPEEDUP),
                    *ratio = row_key_value(t, row, SB_TK_RATIO);
-        char *v = desc[0][i], *r = desc[1][i];
-        size_t len = describe_value(row_key_value(t, row, SB_TK_VALUE), v, 512);
-        snprintf(v + len, 512 - len, "%s%s, in %s", per[0] ? " / " : "", per, unit_name(t->unit));
+        char *v = desc[0][i], *r = desc[1][i], base_desc[256] = "";
+        const char *value = row_key_value(t, row, SB_TK_VALUE),
+                   *base_value = row_key_value(t, row, SB_TK_BASE_VALUE);
+        size_t len = describe_value(value, v, 512);
+        snprintf(v + len, 512 - len, "%s%s, in %s", per[0] ? " / " : "", per,
+                 !strcmp(value, "memory") ? "bytes" : unit_name(t->unit));
+        if (base_value[0] && strcmp(base_value, value)) {
+            base_desc[0] = ' ';
+            base_desc[1] = '(';
+            len = 2 + describe_value(base_value, base_desc + 2, sizeof base_desc - 4);
+            snprintf(base_desc + len, sizeof base_desc - len, ")");
+        }
         r[0] = '\0';
+        char at[256];
+        int every = 0; /* base-where names a column's parameter: one base for every column */
+        for (int k = 0; k < t->ncol_params; k++)
+            every |= where_names(bw, t->col_param[k]);
+        snprintf(at, sizeof at, "%s%.200s%s", bw[0] ? " at " : "", bw,
+                 every ? " (one record for every column)" : "");
         if (speedup[0])
-            snprintf(r, 512, "%.60s%s%.200s / the row, a speed-up", speedup, bw[0] ? " at " : "",
-                     bw);
+            snprintf(r, 512, "%.60s%s%s / the row, a speed-up", speedup, base_desc, at);
+        else if (ratio[0] && !strcmp(ratio, row_key_value(t, row, SB_TK_VARIANT)) && base_desc[0])
+            snprintf(r, 512, "the row / the same record's%s, a share", base_desc);
         else if (ratio[0])
-            snprintf(r, 512, "the row / %.60s%s%.200s, a slowdown", ratio, bw[0] ? " at " : "", bw);
+            snprintf(r, 512, "the row / %.60s%s%s, %s", ratio, base_desc, at,
+                     !strcmp(value, "memory") ? "a ratio" : "a slowdown");
     }
     for (int kind = 0; kind < 2; kind++) {
         int printed = 0;
@@ -1171,6 +1324,95 @@ static void legend(FILE *f, const sb_table *t)
     fputs(" *paper*: the published values. X: refused before launch (a skipped record; its "
           "reason beside it or in the notes below); —: no record.\n\n",
           f);
+}
+
+/* ---- goals ---- */
+
+/* What a goal compares at a cell: the fact of its record (of=), else the ratio of a row with a
+ * base, else the value; NaN where there is none. */
+static double goal_measure(const sb_table *t, const sb_table_row *row, const sb_table_goal *g,
+                           const cell *x, char *text, size_t cap)
+{
+    const char *speedup = row_key_value(t, row, SB_TK_SPEEDUP);
+    const char *base = speedup[0] ? speedup : row_key_value(t, row, SB_TK_RATIO);
+    double m;
+    if (g->of[0]) {
+        fact(t, row, x->r, 0, g->of, &m, text, cap);
+    } else if (base[0]) {
+        m = x->ratio;
+        fmt_ratio(m, text, cap);
+        snprintf(text + strlen(text), cap - strlen(text), "×");
+    } else {
+        const char *value = row_key_value(t, row, SB_TK_VALUE);
+        m = x->value;
+        fmt_value(t, value, m, text, cap);
+        if (strcmp(value, "memory"))
+            snprintf(text + strlen(text), cap - strlen(text), " %s", unit_name(t->unit));
+    }
+    return x->r && !strcmp(text_of(x->r->sb, "status"), "valid") ? m : NAN;
+}
+
+/* Why a cell has nothing to compare: no record, its record's status, or its base's. */
+static void goal_missing(const sb_table *t, const sb_table_row *row, const sb_table_goal *g,
+                         const cell *x, char *out, size_t cap)
+{
+    const char *speedup = row_key_value(t, row, SB_TK_SPEEDUP);
+    const char *base = speedup[0] ? speedup : row_key_value(t, row, SB_TK_RATIO);
+    const char *status = x->r ? text_of(x->r->sb, "status") : "";
+    if (!x->r)
+        snprintf(out, cap, "no record");
+    else if (strcmp(status, "valid"))
+        snprintf(out, cap, "%s: %.300s", status, text_of(x->r->sb, "reason"));
+    else if (g->of[0])
+        snprintf(out, cap, "the record has no %s", g->of);
+    else if (base[0] && !x->base)
+        snprintf(out, cap, "no record of %s", base);
+    else if (base[0] && strcmp(text_of(x->base->sb, "status"), "valid"))
+        snprintf(out, cap, "%s: %s: %.300s", base, text_of(x->base->sb, "status"),
+                 text_of(x->base->sb, "reason"));
+    else
+        snprintf(out, cap, "the record has no value");
+}
+
+/* - TEXT: **met** (measured 410× at COL, goal ≥ 300×), **missed** (...) or not measured (why) */
+static void goal(FILE *f, const sb_table *t, const sb_table_row *row, const sb_table_goal *g,
+                 const cell *cells, char label[][128])
+{
+    static const char *const signs[] = {"≥", "≤", ">", "<"};
+    char text[256], why[512];
+    int op = 0;
+    while (strcmp(goal_ops[op], g->op))
+        op++;
+    int c = g->at[0] ? column_of(t, g->at) : -1;
+    for (int k = t->ncols - 1; !g->at[0] && c < 0 && k >= 0; k--)
+        if (isfinite(goal_measure(t, row, g, &cells[k], text, sizeof text)))
+            c = k;
+    fprintf(f, "- %s: ", g->text);
+    double m = c >= 0 ? goal_measure(t, row, g, &cells[c], text, sizeof text) : NAN;
+    if (!isfinite(m)) {
+        int shown = c; /* without at=: the last column with a record of the row, if any */
+        for (int k = t->ncols - 1; shown < 0 && k >= 0; k--)
+            if (cells[k].r)
+                shown = k;
+        if (shown < 0 || !cells[shown].r) {
+            fputs("not measured (no record)\n", f);
+            return;
+        }
+        goal_missing(t, row, g, &cells[shown], why, sizeof why);
+        fprintf(f, "not measured (at %s: %s)\n", label[shown], why);
+        return;
+    }
+    int met = op == 0 ? m >= g->value : op == 1 ? m <= g->value : op == 2 ? m > g->value
+                                                                          : m < g->value;
+    const char *speedup = row_key_value(t, row, SB_TK_SPEEDUP);
+    const char *value = row_key_value(t, row, SB_TK_VALUE);
+    const char *goal_unit = g->of[0]                                        ? ""
+                            : speedup[0] || row_key_value(t, row, SB_TK_RATIO)[0] ? "×"
+                            : !strcmp(value, "memory")                        ? " B"
+                                                                              : NULL;
+    fprintf(f, "%s (measured %s%s%s at %s, goal %s %s%s%s)\n", met ? "**met**" : "**missed**",
+            g->of[0] ? g->of : "", g->of[0] ? " " : "", text, label[c], signs[op], g->value_text,
+            goal_unit ? goal_unit : " ", goal_unit ? "" : unit_name(t->unit));
 }
 
 static void escape_cell(FILE *f, const char *s)
@@ -1203,7 +1445,6 @@ static int render(FILE *f, const sb_table *t, const loaded *L, const int *all_so
     for (int c = 0; c < t->ncols; c++)
         fputs("---|", f);
     fputc('\n', f);
-    double scale = unit_scale(t->unit);
     for (int i = 0; i < t->nrows; i++) {
         const sb_table_row *row = &t->rows[i];
         int sources[256] = {0};
@@ -1216,7 +1457,7 @@ static int render(FILE *f, const sb_table *t, const loaded *L, const int *all_so
             char text[256], number[32];
             compute_cell(t, row, L, sources, all_sources, c, x);
             if (isfinite(x->value)) {
-                fmt_number(x->value * scale, text, sizeof text);
+                fmt_value(t, row_key_value(t, row, SB_TK_VALUE), x->value, text, sizeof text);
                 if (isfinite(x->ratio)) {
                     fmt_ratio(x->ratio, number, sizeof number);
                     snprintf(text + strlen(text), sizeof text - strlen(text), " (%s×)", number);
@@ -1268,9 +1509,22 @@ static int render(FILE *f, const sb_table *t, const loaded *L, const int *all_so
             fprintf(f, "- **%s**: no valid record to explain.\n", row->label);
             continue;
         }
+        if (!isfinite(cells[i][c].value)) { /* at= a column without a valid record */
+            fprintf(f, "- **%s** (at %s): no valid record to explain.\n", row->label, label[c]);
+            continue;
+        }
         fprintf(f, "- **%s** (at %s): ", row->label, label[c]);
         explain(f, t, row, cells[i], c, label[c]);
         fputc('\n', f);
+    }
+    if (t->ngoals)
+        fputs("\nGoals:\n\n", f);
+    for (int i = 0; i < t->ngoals; i++) {
+        const sb_table_goal *g = &t->goals[i];
+        int r = 0;
+        while (strcmp(t->rows[r].label, g->label))
+            r++;
+        goal(f, t, &t->rows[r], g, cells[r], label);
     }
     return ferror(f) ? sb_fail("formatting table %s failed", t->name) : 0;
 }
@@ -1326,6 +1580,8 @@ void sb_table_plan(const sb_table *t, FILE *out)
         explained += t->rows[i].explain[0] != '\0';
     }
     fprintf(out, "), %d with published values, %d explained", published, explained);
+    if (t->ngoals)
+        fprintf(out, ", %d goal%s", t->ngoals, t->ngoals == 1 ? "" : "s");
     for (int c = 0, n = 0; c < t->ncols; c++)
         if (!t->col_covered[c]) {
             char label[128];

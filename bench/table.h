@@ -1,6 +1,7 @@
 /* A study's tables: measured values from the records beside a paper's published ones, a ratio
  * against a base variant, and a written explanation per row whose {placeholders} are filled
- * from the records (bench/study.c documents the syntax; table.c renders them as markdown). */
+ * from the records, and goals on a row's cell, met or missed (bench/study.c documents the syntax;
+ * table.c renders them as markdown). */
 #ifndef SB_TABLE_H
 #define SB_TABLE_H
 
@@ -13,6 +14,7 @@
 #define SB_TABLE_COLS 16
 #define SB_TABLE_COL_PARAMS 3
 #define SB_TABLE_NOTES 6
+#define SB_TABLE_GOALS 8
 #define SB_TABLE_TEXT 1024
 
 /* The keys a table line sets for every row and a row line sets for itself. */
@@ -26,6 +28,7 @@ enum {
     SB_TK_SPEEDUP,
     SB_TK_RATIO,
     SB_TK_BASE_WHERE,
+    SB_TK_BASE_VALUE,
     SB_TK_COUNT
 };
 
@@ -38,6 +41,19 @@ typedef struct sb_table_row {
     char explain_at[128]; /* "": the last column with a valid record */
     int explain_line, line;
 } sb_table_row;
+
+/* `goal LABEL [at=V,V] [of=FACT] OP VALUE TEXT`: the row's cell (its ratio when the row has a
+ * base, else its value in the table's unit; of=: a numeric fact of its record) against VALUE. */
+typedef struct sb_table_goal {
+    char label[128];
+    char at[128]; /* "": the last column where the row has a valid cell */
+    char of[64];  /* "": the cell */
+    char op[3];   /* >=, <=, >, < */
+    double value;
+    char value_text[64]; /* as written */
+    char text[SB_TABLE_TEXT];
+    int line;
+} sb_table_goal;
 
 typedef struct sb_table {
     char name[64], title[256], unit[8], col_label[128];
@@ -52,6 +68,8 @@ typedef struct sb_table {
     int nrows;
     char notes[SB_TABLE_NOTES][SB_TABLE_TEXT];
     int nnotes;
+    sb_table_goal goals[SB_TABLE_GOALS];
+    int ngoals;
     int line;
 } sb_table;
 
@@ -66,7 +84,7 @@ typedef struct sb_table_source {
 
 /* The `table NAME KEY=VALUE...` line's keys, one at a time. */
 int sb_table_key(sb_table *t, const char *kv, const char *path, int line);
-/* An indented line of the table: row, published, explain or note. 1: not one of them. */
+/* An indented line of the table: row, published, explain, note or goal. 1: not one of them. */
 int sb_table_line(sb_table *t, char **words, int n, const char *path, int line);
 /* A point of a run the table reads: its column, unless the table has it already. */
 int sb_table_add_point(sb_table *t, const sb_params *p, const char *path);
@@ -77,7 +95,8 @@ int sb_table_check_sources(const sb_table *t, const sb_table_source *sources, in
 int sb_table_check(sb_table *t, const sb_workload *w, const char *path);
 /* --check: one line saying what the table shows. */
 void sb_table_plan(const sb_table *t, FILE *out);
-/* Prints the table (markdown) and writes it to DIR/NAME.md. */
+/* Prints the table (markdown; its goals, met or missed, at the end) and writes it to
+ * DIR/NAME.md. */
 int sb_table_render(const sb_table *t, const sb_table_source *sources, int nsources,
                     const char *dir, FILE *out);
 

@@ -6,7 +6,10 @@
 # its published values and skipped cells and writes it as DIR/NAME.md; then, from records doctored
 # here as a GPU's (a device with its FP32:FP64 rate, kernel tables, bytes, a stage refused for
 # memory, mpi records from mpirun), --figures-only fills the ratios, the X cell with its reason
-# and the explanations' placeholders, and draws fig. 5 (77 at the end: gnuplot missing).
+# and the explanations' placeholders, and draws fig. 5 (77 at the end: gnuplot missing). Goals:
+# a bad goal line is refused like the other table lines; the study's goals read "not measured"
+# without their records, and "met" or "missed" from doctored ones, in the table's .md and on
+# stdout.
 #   usage: sh tests/study_motility.sh path/to/stagebench
 set -u
 sb=$1
@@ -27,7 +30,9 @@ for line in "run table2: 2 points; variants resident,optimized; reference cpu-re
             "records mpi2: mpi-np2-*.json in the output directory" \
             "figure fig5: data from table2,table2-large,table4,mpi2,mpi4, script motility-fig5.gp" \
             "table table2: from table2,table2-large,table2-original,table2-original-large, 13 rows x 6 columns" \
-            "table table3: from table3, 8 rows x 6 columns (64²×16²; 64²×32²; 128²×16²; 128²×32²; 256²×16²; 256²×32²), 8 with published values, 8 explained; no run covers 128²×32², 256²×16², 256²×32²"; do
+            "table table3: from table3, 8 rows x 6 columns (64²×16²; 64²×32²; 128²×16²; 128²×32²; 256²×16²; 256²×32²), 8 with published values, 8 explained; no run covers 128²×32², 256²×16², 256²×32²" \
+            "4 with published values, 6 explained, 1 goal; no run covers 256²×32²" \
+            "table targets: from bench,scale, 4 rows x 2 columns (128²×32²; 256²×32²), 0 with published values, 4 explained, 2 goals"; do
     has "$line"
 done
 
@@ -53,7 +58,13 @@ for case in "  row cpu-openmp speed=3:'speed=3' is not a row key" \
             "  row w variant=cpu-openmp speedup=cpu-reference ratio=cpu-reference:give one" \
             "table t2 from=r cols=outer colour=red:'colour=red' is not a table key" \
             "table t3 from=r cols=outer value=time:has no 'row' line" \
-            "records m a/b.json:without '/'"; do
+            "records m a/b.json:without '/'" \
+            "  goal cpu-reference >= x fast:'x' is not a number" \
+            "  goal cpu-reference => 3 fast:'=>' is not a comparison" \
+            "  goal nosuch >= 3 fast:goal: no row 'nosuch'" \
+            "  goal cpu-reference at=99 >= 3 fast:goal cpu-reference: at=99 is not a column" \
+            "  goal cpu-reference of=colour >= 3 fast:of=colour is not a numeric fact" \
+            "  goal cpu-reference >= 3:OP VALUE TEXT"; do
     text=${case%:*} says=${case##*:}
     printf '%s\n%s\n' "$start" "$text" > "$tmp/bad.study"
     expect 2 "bad line '$text'" "$sb" study "$tmp/bad.study" --out "$tmp/bad"
@@ -76,6 +87,10 @@ option min-time 0
 option timeout 0.001
 option metrics none
 define PAPER 8:4,8:8,12:4,12:8,16:4,16:8
+define TARGET 12:8
+define TARGET_AT 12,8
+define SCALE 16:8
+define SCALE_AT 16,8
 run table2
   param steps=2
   param outer=8
@@ -113,7 +128,7 @@ run table4
   variants all
 STUDY
 sed -n '/^records mpi2/,$p' "$studies/motility-paper.study" >> "$tmp/tiny.study"
-[ "$(grep -c '^table' "$tmp/tiny.study")" = 4 ] || fail "the study's four tables"
+[ "$(grep -c '^table' "$tmp/tiny.study")" = 5 ] || fail "the study's five tables"
 out="$tmp/tiny"
 expect 0 "tiny study" "$sb" study "$tmp/tiny.study" --out "$out"
 gpu=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['context']['stagebench']['devices']))" "$out/table3.json")
@@ -122,7 +137,11 @@ has "| | 8²×4² | 8²×8² | 12²×4² | 12²×8² | 16²×4² | 16²×8² |"
 has "| *paper* | *332 (7.16)* | *854 (8.76)* | *2054 (6.37)* | *5026 (9.55)* | *8980 (7.36)* | *21408 (9.25)* |"
 has "| *paper* | *1520 (4.34)* | *4140 (5.83)* | *7390 (4.96)* | *19190 (5.39)* | *30170 (5.06)* | *X (X)* |"
 has "- records mpi2: no records ($out/mpi-np2-*.json: mpirun -np 2 stagebench run motility"
-for t in table2 table3 table4 fig5; do
+# the targets' records are not there: their goals are not measured
+md_has "$out/targets.md" "- optimized at least 300× cpu-reference, one outer step at 128²×32² (the README's target): not measured (no record)"
+md_has "$out/targets.md" "- multi-gpu-macro at least 3.6× faster on 4 GPUs than on 1 at 256²×32² (the README's target): not measured (no record)"
+has "- multi-gpu-macro at least 3.6× faster on 4 GPUs than on 1 at 256²×32² (the README's target): not measured (no record)"
+for t in table2 table3 table4 fig5 targets; do
     has "table $t: $out/$t.md"
     grep -qF "$(head -n 1 "$out/$t.md")" "$tmp/out" || fail "$t.md is what the study printed"
 done
@@ -131,6 +150,7 @@ if [ "$gpu" = 0 ]; then
     has "| optimized-fp64 | X [1] | X [1] | X [1] | X [1] | X [1] | X [1] |"
     has "- [1] GPU variant skipped: no GPU"
     has "- **optimized-fp64**: no valid record to explain."
+    has "- optimized at least 5× the original at 128²×32² (the README's target): not measured (at 12²×8²: skipped: GPU variant skipped: no GPU"
 fi
 
 # The records as a GPU's: a device with its FP32:FP64 rate; optimized and its fp64 ablation
@@ -205,6 +225,29 @@ for run in ("table2", "table2-large", "table2-original", "table2-original-large"
     for b in doc["benchmarks"]:
         doctor(b["stagebench"])
     save(doc, run, run)
+    if run == "table2-large": # motility-bench: cpu-reference 20 s an outer step, optimized 50 ms
+        bench = dict(doc)
+        bench["benchmarks"] = [b for b in doc["benchmarks"]
+                               if b["stagebench"]["variant"] in ("cpu-reference", "optimized") and
+                               (b["stagebench"]["params"]["outer"],
+                                b["stagebench"]["params"]["inner"]) == ("12", "8")]
+        for b in bench["benchmarks"]:
+            if b["stagebench"]["variant"] == "cpu-reference":
+                valid(b["stagebench"], 12, 6, 20, 0, kernel("none", 0, 0, 0, "none"))
+        save(bench, "motility-bench", "table2-large")
+    if run == "table4": # motility-scale: multi-gpu-macro 100 ms on 1 GPU, 40 on 4 (2.5x)
+        for gpus, total in (("1", 0.1), ("4", 0.04)):
+            scale = json.loads(json.dumps(doc))
+            scale["benchmarks"] = [b for b in scale["benchmarks"]
+                                   if b["stagebench"]["variant"] == "multi-gpu-macro" and
+                                   b["stagebench"]["params"]["gpus"] == "2" and
+                                   (b["stagebench"]["params"]["outer"],
+                                    b["stagebench"]["params"]["inner"]) == ("16", "8")]
+            for b in scale["benchmarks"]:
+                b["stagebench"]["params"]["gpus"] = gpus
+                valid(b["stagebench"], total / 2, total / 10, total, 1e9,
+                      kernel("micro_bounded", 64, 0.5, 8, "registers"))
+            save(scale, "motility-scale-" + gpus, "table4")
     if run == "table4": # mpi on 2 processes, as mpirun writes it: no gpus parameter
         doc["benchmarks"] = [b for b in doc["benchmarks"]
                              if b["stagebench"]["variant"] == "multi-gpu" and
@@ -215,7 +258,14 @@ for run in ("table2", "table2-large", "table2-original", "table2-original-large"
         save(doc, "mpi-np2-all", "table4")
 EOF
 expect 0 "tables from the doctored records" "$sb" study "$tmp/tiny.study" --out "$out" --figures-only
-has "4 of 4 tables"
+has "5 of 5 tables"
+md="$out/targets.md"
+md_has "$md" "| optimized | 50.0 (400×) | — |"
+md_has "$md" "| multi-gpu-macro, 4 GPUs | — | 40.0 (2.50×) |"
+md_has "$md" "- optimized at least 300× cpu-reference, one outer step at 128²×32² (the README's target): **met** (measured 400× at 12²×8², goal ≥ 300×)"
+md_has "$md" "- multi-gpu-macro at least 3.6× faster on 4 GPUs than on 1 at 256²×32² (the README's target): **missed** (measured 2.50× at 16²×8², goal ≥ 3.6×)"
+has "- multi-gpu-macro at least 3.6× faster on 4 GPUs than on 1 at 256²×32² (the README's target): **missed** (measured 2.50× at 16²×8², goal ≥ 3.6×)"
+md_has "$out/table2.md" "- optimized at least 5× the original at 128²×32² (the README's target): **met** (measured 10.0× at 12²×8², goal ≥ 5×)"
 md="$out/table3.md"
 md_has "$md" "Device: Test GPU (compute capability 9.0, 132 SMs, FP32:FP64 throughput 2:1, 80.00 GiB, measured DRAM peak 3000 GB/s)."
 md_has "$md" "| optimized | 20.0 (1.00×) | 20.0 (1.00×) | 20.0 (1.00×) | 20.0 (1.00×) | 20.0 (1.00×) | 20.0 (1.00×) |"
@@ -238,6 +288,34 @@ md="$out/fig5.md"
 md_has "$md" "| 2 GPUs | 12.5 (2.00×) |"
 md_has "$md" "Ratios (r×), at the same column: optimized / the row, a speed-up."
 md_has "$md" "| 4 GPUs | — | — | — | — | — | — |"
+
+# goals on a value (in the table's unit), on a fact (of=), on a ratio at the last valid column,
+# and at a column whose record was refused (the tables' stdout kept for fig. 5's check below)
+cp "$tmp/out" "$tmp/out.tables"
+cat > "$tmp/goals.study" <<'STUDY'
+study goals
+workload motility
+run table3
+  param steps=2
+  sweep outer=8,12,16
+  sweep inner=4,8
+  variants all
+table goals from=table3 cols=outer,inner col-label={outer}²×{inner}² value=phase:micro per=steps unit=ms
+  row optimized
+  row optimized-fp64 ratio=optimized
+  goal optimized at=16,8 <= 25 "optimized's micro phase within 25 ms"
+  goal optimized of=value_pct_peak > 1 "optimized's micro phase over 1 % of the DRAM peak"
+  goal optimized-fp64 < 2 "fp64 less than twice as slow"
+  goal optimized-fp64 at=16,8 < 5 "fp64 at 16²×8²"
+STUDY
+expect 0 "goals from the doctored records" "$sb" study "$tmp/goals.study" --out "$out" --figures-only
+md="$out/goals.md"
+md_has "$md" "- optimized's micro phase within 25 ms: **met** (measured 20.0 ms at 16²×8², goal ≤ 25 ms)"
+md_has "$md" "- optimized's micro phase over 1 % of the DRAM peak: **missed** (measured value_pct_peak 0.833 % at 16²×8², goal > 1)"
+md_has "$md" "- fp64 less than twice as slow: **missed** (measured 4.00× at 16²×4², goal < 2×)"
+md_has "$md" "- fp64 at 16²×8²: not measured (at 16²×8²: skipped: M_b of 256 tails at outer=16 inner=8 in fp64"
+has "- fp64 less than twice as slow: **missed** (measured 4.00× at 16²×4², goal < 2×)"
+cp "$tmp/out.tables" "$tmp/out"
 
 if ! command -v gnuplot >/dev/null 2>&1; then
     echo "study_motility: $n checks passed; gnuplot not installed: fig. 5 skipped"
