@@ -1,0 +1,712 @@
+#!/usr/bin/env python3
+"""Checks the numbers the docs quote from baselines against the committed records.
+
+Run from the repository root (ctest does): python3 tests/doc_numbers.py [FILE.md ...]
+Without arguments it reads README.md and docs/*.md. Exit status: 0 when every checked cell and
+link is right, 1 listing every mismatch as file:line, 2 on a usage error. Standard library only.
+
+The convention (also at the top of docs/results.md)
+---------------------------------------------------
+
+A markdown table preceded by an HTML comment (blank lines between them allowed) is checked:
+
+  <!-- records: PATH [PATH ...] [all=SPEC] [row=SPEC ...] [col=SPEC ...] -->
+
+  PATHs are records files, relative to the repository root: stagebench JSON records
+  (results/baselines/**/*.json) or their CSV views (*.csv). Every PATH must exist.
+
+  Each data cell of the table is matched to exactly one record and its number recomputed from
+  it. The cell's constraints are, merged in this order (a later key wins):
+    all=SPEC          for every cell;
+    the row's:        the n-th row=SPEC for the n-th data row, or, without row= options,
+                      variant:NAME, NAME being the first cell's first word (backquotes and *
+                      dropped, anything from a space or "(" on ignored: "`multi-gpu` (1 GPU)");
+    the column's:     the n-th col=SPEC for the n-th column after the first (col=- : the
+                      column is not checked). Without col= options no column is checked.
+  SPEC is comma-separated KEY:VALUE items (or "-": not checked; KEY:- drops a KEY that all=
+  set, e.g. per:- in a noise column):
+    variant:NAME      the record's variant
+    file:PATH         the record comes from this one of the PATHs (or one ending in /PATH)
+    value:Q           what the cell shows (default time): time (stagebench.time.median, s),
+                      steady (steady.seconds, s), wall (wall.median, s), items_per_second
+                      (derived.items_per_second), memory (memory.peak_tracked_bytes, bytes), or
+                      a dotted path under the record's "stagebench" object (a "_" in a key also
+                      matches a space: phases.copy_back; a key may hold dots:
+                      counters.metrics.dram__bytes_read.sum); in a CSV record, a column name
+    per:PARAM         divided by the record's parameter PARAM (per:steps: per step)
+    vs:P=V[+P=V]      a speed-up: the same quantity of the record found with P=V instead,
+                      divided by this record's (vs:gpus=1: against the same stage on one GPU;
+                      vs:variant=cpu-reference: against the reference)
+    ratio:P=V[+P=V]   the inverse: this record's over that one's
+    scale:F           multiplied by F
+    unit:U            the unit of a number written without one (µs, ms, s, B, KiB, MiB, GiB, GB...)
+    also:Q[+Q...]     the cell's 2nd, 3rd... numbers (in the order written, parentheses
+                      included) are these quantities of the same record (as value:, without
+                      per, vs, ratio or scale), each checked the same way
+    any other KEY     a parameter the record must have: its stagebench.params[KEY] (a CSV
+                      column) equals VALUE, as numbers when both are numbers (11 = 11.0)
+  A cell's leading number and unit ("44.3 ms", "3.15 s", "0.441 ms", "2,741", "4.2·10¹⁰",
+  "5.1e7", "52 MiB", "(247×)") must equal the recomputed value rounded as the cell rounds it:
+  to the decimals the cell shows, after converting to the cell's unit (time units from seconds,
+  byte units from bytes; any other unit, or none, compares the raw value). A cell that starts
+  with text ("refused: needs 103.76 GiB", "X", "skipped") must match a record that is not
+  valid, every number in it appearing in the record's reason; "—", "-" and empty cells are not
+  checked.
+
+  <!-- table: PATH.md -->
+
+  Each data row of the table (its cells, whitespace-trimmed) must equal a data row of a
+  markdown table in the committed file PATH (study output such as table2.md).
+
+Every relative link in the files checked ([text](path) and [text](path#anchor)) must point to an
+existing file or directory; an anchor into a markdown file must name one of its headings.
+"""
+
+import csv
+import glob
+import json
+import os
+import re
+import sys
+import tempfile
+from decimal import Decimal, ROUND_HALF_EVEN, ROUND_HALF_UP, InvalidOperation
+
+ROOT = os.getcwd()
+
+TIME_UNITS = {"ns": 1e-9, "µs": 1e-6, "μs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0,
+              "min": 60.0, "h": 3600.0}
+BYTE_UNITS = {"B": 1.0, "KiB": 1024.0, "MiB": 1024.0 ** 2, "GiB": 1024.0 ** 3,
+              "TiB": 1024.0 ** 4, "kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
+ALIASES = {  # quantity: (JSON path under "stagebench", CSV column)
+    "time": ("time.median", "median_s"),
+    "steady": ("steady.seconds", "steady_s"),
+    "wall": ("wall.median", "wall_median_s"),
+    "items_per_second": ("derived.items_per_second", "items_per_second"),
+    "memory": ("memory.peak_tracked_bytes", "peak_device_bytes"),
+}
+SUPERSCRIPT = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+UNIT_RE = (r"(?:(ns|µs|μs|us|ms|min|s|h|KiB|MiB|GiB|TiB|kB|KB|MB|GB|TB|B)(?![A-Za-z])"
+           r"|(%|×))?")
+NUMBER_RE = re.compile(
+    r"(?<![\w.])([-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)"
+    r"(?:(?:[eE]([-+]?\d+))|(?:\s?·\s?10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)))?"
+    r"\s?" + UNIT_RE)
+EMPTY_CELLS = {"", "—", "–", "-", "n/a"}
+
+
+class Failure(Exception):
+    pass
+
+
+# ---- records ---------------------------------------------------------------------------------
+
+class Record:
+    def __init__(self, path, name, variant, status, params, data, is_csv):
+        self.path, self.name, self.variant, self.status = path, name, variant, status
+        self.params, self.data, self.is_csv = params, data, is_csv
+
+    def quantity(self, q):
+        """The value of quantity q (an alias, a dotted path or a CSV column), as a float."""
+        if q in ALIASES:
+            q = ALIASES[q][1 if self.is_csv else 0]
+        if self.is_csv:
+            v = self.data.get(q)
+            if v in (None, ""):
+                raise Failure("%s has no value in column '%s'" % (self.name, q))
+            return float(v)
+        node, parts, i = self.data, q.split("."), 0
+        while i < len(parts):
+            if not isinstance(node, dict):
+                raise Failure("%s: '%s' is not an object" % (self.name, q))
+            # the longest run of parts that names a key: metric names hold dots
+            for j in range(len(parts), i, -1):
+                key = ".".join(parts[i:j])
+                hit = [k for k in node if k == key or k.replace(" ", "_") == key]
+                if hit:
+                    node, i = node[hit[0]], j
+                    break
+            else:
+                raise Failure("%s has no '%s' (in %s)" % (self.name, parts[i], q))
+        if isinstance(node, str):  # parameters are strings
+            try:
+                return float(node)
+            except ValueError:
+                pass
+        if not isinstance(node, (int, float)) or isinstance(node, bool):
+            raise Failure("%s: '%s' is not a number" % (self.name, q))
+        return float(node)
+
+
+_record_cache = {}
+
+
+def load_records(path):
+    if path in _record_cache:
+        return _record_cache[path]
+    full = os.path.join(ROOT, path)
+    if not os.path.isfile(full):
+        raise Failure("records file %s does not exist" % path)
+    recs = []
+    if path.endswith(".csv"):
+        with open(full, newline="") as f:
+            for row in csv.DictReader(f):
+                recs.append(Record(path, row.get("name", ""), row.get("variant", ""),
+                                   row.get("status", ""), row, row, True))
+    else:
+        try:
+            with open(full) as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            raise Failure("cannot read %s: %s" % (path, e))
+        for b in doc.get("benchmarks", []) if isinstance(doc, dict) else []:
+            sb = b.get("stagebench")
+            if not isinstance(sb, dict) or b.get("run_type") == "aggregate":
+                continue
+            recs.append(Record(path, b.get("name", ""), sb.get("variant", ""),
+                               sb.get("status", ""), sb.get("params", {}) or {}, sb, False))
+        if not recs:
+            raise Failure("%s holds no stagebench records" % path)
+    _record_cache[path] = recs
+    return recs
+
+
+def same_value(a, b):
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return str(a) == str(b)
+
+
+def find(records, constraints):
+    """The one record meeting constraints (a dict), preferring valid ones; None if none."""
+    hits = []
+    for r in records:
+        ok = True
+        for k, v in constraints.items():
+            if k == "variant":
+                ok = r.variant == v
+            elif k == "file":
+                ok = r.path == v or r.path.endswith("/" + v)
+            elif k == "status":
+                ok = r.status == v
+            else:
+                ok = k in r.params and same_value(r.params[k], v)
+            if not ok:
+                break
+        if ok:
+            hits.append(r)
+    if not hits:
+        return None
+    valid = [r for r in hits if r.status == "valid"]
+    if len(valid) > 1:
+        raise Failure("%d valid records match %s (%s): add a constraint" % (
+            len(valid), fmt_constraints(constraints),
+            ", ".join(sorted(set(r.name for r in valid)))[:300]))
+    if valid:
+        return valid[0]
+    if len(hits) > 1:
+        raise Failure("%d records match %s, none valid: add a constraint" % (
+            len(hits), fmt_constraints(constraints)))
+    return hits[0]
+
+
+def fmt_constraints(c):
+    return ",".join("%s:%s" % kv for kv in c.items()) or "(nothing)"
+
+
+# ---- specs -----------------------------------------------------------------------------------
+
+CONTROL = {"value", "per", "vs", "ratio", "scale", "unit", "also"}
+
+
+def parse_spec(text, where):
+    if text == "-":
+        return None
+    spec = {}
+    for item in filter(None, text.split(",")):
+        if ":" not in item:
+            raise Failure("%s: '%s' is not KEY:VALUE" % (where, item))
+        k, v = item.split(":", 1)
+        spec[k] = v
+    return spec
+
+
+def parse_subst(text, where):
+    out = {}
+    for part in text.split("+"):
+        if "=" not in part:
+            raise Failure("%s: '%s' is not PARAM=VALUE" % (where, part))
+        k, v = part.split("=", 1)
+        out[k] = v
+    return out
+
+
+def compute(records, spec, quantity, where):
+    """(value, record, base record or None) for the cell spec; a quantity given (also:) is the
+    record's own, without per, vs, ratio or scale."""
+    spec = {k: v for k, v in spec.items() if v not in ("", "-")}  # KEY:- undoes an all= KEY
+    constraints = {k: v for k, v in spec.items() if k not in CONTROL}
+    rec = find(records, constraints)
+    if rec is None:
+        return None, None, None
+    if rec.status != "valid":
+        return None, rec, None
+    if quantity:
+        return rec.quantity(quantity), rec, None
+    q = spec.get("value", "time")
+    val = rec.quantity(q)
+    base = None
+    for key in ("vs", "ratio"):
+        if key in spec:
+            bc = dict(constraints)
+            bc.update(parse_subst(spec[key], where))
+            base = find(records, bc)
+            if base is None or base.status != "valid":
+                raise Failure("no valid record for %s:%s (%s)" % (key, spec[key],
+                                                                 fmt_constraints(bc)))
+            bval = base.quantity(q)
+            if "per" in spec:
+                bval /= float(base.params[spec["per"]])
+            mine = val / float(rec.params[spec["per"]]) if "per" in spec else val
+            val = bval / mine if key == "vs" else mine / bval
+            break
+    else:
+        if "per" in spec:
+            if spec["per"] not in rec.params:
+                raise Failure("%s has no parameter '%s'" % (rec.name, spec["per"]))
+            val /= float(rec.params[spec["per"]])
+    if "scale" in spec:
+        val *= float(spec["scale"])
+    return val, rec, base
+
+
+# ---- cells -----------------------------------------------------------------------------------
+
+def clean(cell):
+    return cell.replace("*", "").replace("`", "").strip()
+
+
+def numbers(text):
+    """Every number in text: (start, mantissa, exponent, unit)."""
+    out = []
+    for m in NUMBER_RE.finditer(text):
+        exp = m.group(2) or (m.group(3).translate(SUPERSCRIPT) if m.group(3) else None)
+        out.append((m.start(), m.group(1).replace("−", "-"), int(exp) if exp else 0,
+                    m.group(4) or m.group(5)))
+    return out
+
+
+def factor(unit, default_unit):
+    u = unit or default_unit
+    if u in TIME_UNITS:
+        return TIME_UNITS[u]
+    if u in BYTE_UNITS:
+        return BYTE_UNITS[u]
+    return 1.0
+
+
+def rounds_to(value, mantissa, exponent, unit, default_unit):
+    """(matches, what the value shows as at the cell's precision)."""
+    shown = Decimal(mantissa.replace(",", ""))
+    decimals = -shown.as_tuple().exponent if "." in mantissa else 0
+    scaled = value / factor(unit, default_unit) / (10.0 ** exponent)
+    try:
+        exact = Decimal(repr(scaled))
+        quantum = Decimal(1).scaleb(-decimals)
+        up = exact.quantize(quantum, rounding=ROUND_HALF_UP)
+        even = exact.quantize(quantum, rounding=ROUND_HALF_EVEN)
+    except InvalidOperation:
+        return False, repr(scaled)
+    text = str(up)
+    if exponent:
+        text += "e%d" % exponent
+    if unit or default_unit:
+        text += " " + (unit or default_unit)
+    return (up == shown or even == shown), text
+
+
+def check_cell(cell, spec, records, where):
+    """Problems (a list of strings) with one cell."""
+    text = clean(cell)
+    if text in EMPTY_CELLS:
+        return []
+    nums = numbers(text)
+    lead = text.lstrip("≈~(")
+    starts_with_number = bool(nums) and nums[0][0] == len(text) - len(lead)
+    try:
+        val, rec, _ = compute(records, spec, None, where)
+    except Failure as e:
+        return [str(e)]
+    if rec is None:
+        return ["no record matches %s" % fmt_constraints(
+            {k: v for k, v in spec.items() if k not in CONTROL})]
+    if not starts_with_number:
+        if rec.status == "valid":
+            return ["the cell has no number but %s is valid" % rec.name]
+        reason = "" if rec.is_csv else str(rec.data.get("reason", ""))
+        missing = [n[1] for n in nums if n[1] not in reason]
+        if missing:
+            return ["%s not in the reason of %s (%s): '%s'" % (
+                ", ".join(missing), rec.name, rec.status, reason[:200])]
+        return []
+    if rec.status != "valid":
+        return ["the record %s is %s (%s)" % (rec.name, rec.status,
+                                             rec.data.get("reason", "") if not rec.is_csv
+                                             else "")]
+    problems = []
+    unit = spec.get("unit")
+    _, mant, exp, u = nums[0]
+    ok, shown = rounds_to(val, mant, exp, u, unit)
+    if not ok:
+        problems.append("expected %s (%s in %s)" % (shown, rec.name, rec.path))
+    extras = spec["also"].split("+") if "also" in spec else []
+    for (_, mant, exp, u), q in zip(nums[1:], extras):
+        try:
+            v, r, _ = compute(records, spec, q, where)
+        except Failure as e:
+            problems.append(str(e))
+            continue
+        ok, shown = rounds_to(v, mant, exp, u, None)
+        if not ok:
+            problems.append("%s: expected %s (%s in %s)" % (q, shown, r.name, r.path))
+    return problems
+
+
+# ---- markdown --------------------------------------------------------------------------------
+
+def split_row(line):
+    """The cells of a markdown table row (no leading and trailing pipes; \\| and `|` kept)."""
+    s = line.strip()
+    if s.startswith("|"):
+        s = s[1:]
+    if s.endswith("|") and not s.endswith("\\|"):
+        s = s[:-1]
+    cells, cur, code = [], "", False
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\" and i + 1 < len(s) and s[i + 1] == "|":
+            cur += "|"
+            i += 2
+            continue
+        if c == "`":
+            code = not code
+        if c == "|" and not code:
+            cells.append(cur.strip())
+            cur = ""
+        else:
+            cur += c
+        i += 1
+    cells.append(cur.strip())
+    return cells
+
+
+def is_separator(line):
+    return re.match(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$", line) is not None
+
+
+def tables(lines):
+    """Every markdown table: (index of its header line, header cells, [(line index, cells)])."""
+    out, i = [], 0
+    while i < len(lines):
+        if lines[i].lstrip().startswith("|") and i + 1 < len(lines) and is_separator(lines[i + 1]):
+            header = split_row(lines[i])
+            rows, j = [], i + 2
+            while j < len(lines) and lines[j].lstrip().startswith("|"):
+                rows.append((j, split_row(lines[j])))
+                j += 1
+            out.append((i, header, rows))
+            i = j
+        else:
+            i += 1
+    return out
+
+
+def code_mask(lines):
+    """True for the lines inside fenced code blocks."""
+    mask, fence = [], None
+    for line in lines:
+        m = re.match(r"^\s*(```|~~~)", line)
+        if fence:
+            mask.append(True)
+            if m and m.group(1) == fence:
+                fence = None
+        elif m:
+            fence = m.group(1)
+            mask.append(True)
+        else:
+            mask.append(False)
+    return mask
+
+
+def strip_code_spans(line):
+    """The line without its inline code spans (`...`), where a comment is only quoted."""
+    return re.sub(r"`[^`]*`", "", line)
+
+
+def comments(lines, mask):
+    """Every <!-- records: ... --> and <!-- table: ... --> comment: (first line, last line,
+    kind, words)."""
+    out, i = [], 0
+    while i < len(lines):
+        line = strip_code_spans(lines[i])
+        if mask[i] or "<!--" not in line:
+            i += 1
+            continue
+        start = i
+        text = line[line.index("<!--") + 4:]
+        while "-->" not in text and i + 1 < len(lines):
+            i += 1
+            text += " " + lines[i]
+        text = text[:text.index("-->")] if "-->" in text else text
+        m = re.match(r"\s*(records|table):(.*)$", text, re.S)
+        if m:
+            out.append((start, i, m.group(1), m.group(2).split()))
+        i += 1
+    return out
+
+
+def slug(heading):
+    h = heading.strip().lower().replace("`", "")
+    h = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", h)
+    h = re.sub(r"[^\w\- ]", "", h)
+    return h.replace(" ", "-")
+
+
+def anchors(path):
+    lines = open(path, encoding="utf-8").read().split("\n")
+    mask = code_mask(lines)
+    seen, out = {}, set()
+    for line, code in zip(lines, mask):
+        m = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if m and not code:
+            s = slug(m.group(1))
+            n = seen.get(s, 0)
+            out.add(s if n == 0 else "%s-%d" % (s, n))
+            seen[s] = n + 1
+    return out
+
+
+LINK_RE = re.compile(r"(?<!\!)\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+
+
+def check_links(path, lines, mask, problems):
+    base = os.path.dirname(path)
+    count = 0
+    for n, (line, code) in enumerate(zip(lines, mask), 1):
+        if code:
+            continue
+        for m in LINK_RE.finditer(strip_code_spans(line)):
+            target = m.group(1)
+            if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target):
+                continue
+            count += 1
+            file_part, _, anchor = target.partition("#")
+            dest = os.path.normpath(os.path.join(base, file_part)) if file_part else path
+            if not os.path.exists(dest):
+                problems.append("%s:%d: link %s: %s does not exist" % (
+                    path, n, target, os.path.relpath(dest, ROOT)))
+            elif anchor and dest.endswith(".md") and anchor not in anchors(dest):
+                problems.append("%s:%d: link %s: no heading '%s' in %s" % (
+                    path, n, target, anchor, os.path.relpath(dest, ROOT)))
+    return count
+
+
+def check_records_table(path, cline, words, table, problems):
+    _, header, rows = table
+    paths, cols, rowspecs, allspec = [], [], [], {}
+    where = "%s:%d" % (path, cline + 1)
+    try:
+        for w in words:
+            if "=" in w and w.split("=", 1)[0] in ("col", "row", "all"):
+                k, v = w.split("=", 1)
+                spec = parse_spec(v, where)
+                if k == "col":
+                    cols.append(spec)
+                elif k == "row":
+                    rowspecs.append(spec)
+                else:
+                    allspec = spec or {}
+            else:
+                paths.append(w)
+        if not paths:
+            raise Failure("records: names no file")
+        records = []
+        for p in paths:
+            records.extend(load_records(p))
+    except Failure as e:
+        problems.append("%s: %s" % (where, e))
+        return 0
+    if rowspecs and len(rowspecs) != len(rows):
+        problems.append("%s: %d row= specs for %d data rows" % (where, len(rowspecs), len(rows)))
+        return 0
+    if len(cols) > len(header) - 1:
+        problems.append("%s: %d col= specs for %d columns after the first" % (
+            where, len(cols), len(header) - 1))
+        return 0
+    checked = 0
+    for r, (ln, cells) in enumerate(rows):
+        if rowspecs:
+            rspec = rowspecs[r]
+            if rspec is None:
+                continue
+        else:
+            first = clean(cells[0]) if cells else ""
+            rspec = {"variant": re.split(r"[\s(]", first, 1)[0]} if first else None
+            if not rspec:
+                continue
+        for c, cspec in enumerate(cols, 1):
+            if cspec is None or c >= len(cells):
+                continue
+            spec = dict(allspec)
+            spec.update(rspec)
+            spec.update(cspec)
+            checked += 1
+            for p in check_cell(cells[c], spec, records, where):
+                problems.append("%s:%d: cell '%s' (column %d, '%s'): %s" % (
+                    path, ln + 1, cells[c], c + 1, header[c] if c < len(header) else "", p))
+    return checked
+
+
+_table_cache = {}
+
+
+def committed_rows(p):
+    if p not in _table_cache:
+        full = os.path.join(ROOT, p)
+        if not os.path.isfile(full):
+            raise Failure("table file %s does not exist" % p)
+        lines = open(full, encoding="utf-8").read().split("\n")
+        _table_cache[p] = [tuple(cells) for _, _, rows in tables(lines) for _, cells in rows]
+    return _table_cache[p]
+
+
+def check_quoted_table(path, cline, words, table, problems):
+    where = "%s:%d" % (path, cline + 1)
+    if len(words) != 1:
+        problems.append("%s: table: names %d files (one PATH.md)" % (where, len(words)))
+        return 0
+    try:
+        rows = set(committed_rows(words[0]))
+    except Failure as e:
+        problems.append("%s: %s" % (where, e))
+        return 0
+    n = 0
+    for ln, cells in table[2]:
+        n += 1
+        if tuple(cells) not in rows:
+            problems.append("%s:%d: row '%s' is not a row of %s" % (
+                path, ln + 1, " | ".join(cells), words[0]))
+    return n
+
+
+def check_file(path, problems, stats):
+    lines = open(path, encoding="utf-8").read().split("\n")
+    mask = code_mask(lines)
+    found = {t[0]: t for t in tables(lines)}
+    for start, end, kind, words in comments(lines, mask):
+        j = end + 1
+        while j < len(lines) and not lines[j].strip():
+            j += 1
+        if j not in found:
+            problems.append("%s:%d: <!-- %s: --> is not followed by a table" % (
+                path, start + 1, kind))
+            continue
+        stats["tables"] += 1
+        if kind == "records":
+            stats["cells"] += check_records_table(path, start, words, found[j], problems)
+        else:
+            stats["rows"] += check_quoted_table(path, start, words, found[j], problems)
+    stats["links"] += check_links(path, lines, mask, problems)
+
+
+def run(files):
+    problems, stats = [], {"tables": 0, "cells": 0, "rows": 0, "links": 0}
+    for f in files:
+        if not os.path.isfile(f):
+            problems.append("%s: no such file" % f)
+            continue
+        check_file(f, problems, stats)
+    return problems, stats
+
+
+# ---- self-test: the checker must catch what it claims to ------------------------------------
+
+def self_test():
+    global ROOT
+    saved = ROOT
+    with tempfile.TemporaryDirectory() as d:
+        ROOT = d
+        os.makedirs(os.path.join(d, "r"))
+        rec = {"context": {}, "benchmarks": [
+            {"name": "w/a/x:1", "stagebench": {"variant": "a", "status": "valid",
+                                                "params": {"x": "1", "steps": "100"},
+                                                "time": {"median": 0.0443},
+                                                "steady": {"seconds": 0.0036},
+                                                "memory": {"peak_tracked_bytes": 54771032},
+                                                "phases": {"copy back": 0.338}}},
+            {"name": "w/a/x:2", "stagebench": {"variant": "a", "status": "valid",
+                                                "params": {"x": "2", "steps": "100"},
+                                                "time": {"median": 3.1517}}},
+            {"name": "w/b/x:1", "stagebench": {"variant": "b", "status": "skipped",
+                                                "params": {"x": "1"}, "reason": "needs 2 GPUs"}},
+            {"name": "w/b/x:2", "stagebench": {"variant": "b", "status": "valid",
+                                                "params": {"x": "2", "steps": "100"},
+                                                "time": {"median": 0.315}}}]}
+        with open(os.path.join(d, "r", "a.json"), "w") as f:
+            json.dump(rec, f)
+        with open(os.path.join(d, "r", "t.md"), "w") as f:
+            f.write("| a | b |\n|---|---|\n| 1 | 2 |\n")
+        good = ("# T\n\n<!-- records: r/a.json col=x:1 col=x:2 col=x:2,vs:variant=a -->\n\n"
+                "| variant | one | two | speed-up |\n|---|---|---|---|\n"
+                "| `a` | 44.3 ms | 3.15 s | — |\n| b (2 GPUs) | refused: needs 2 GPUs | 315 ms | "
+                "10.0× |\n\n<!-- records: r/a.json all=variant:a,x:1 col=value:steady,per:steps,"
+                "unit:µs col=value:phases.copy_back col=value:memory -->\n"
+                "| | per step | copy | memory |\n|---|---|---|---|\n| a | 36.0 | 338 ms | 52 MiB |"
+                "\n\n<!-- table: r/t.md -->\n| x | y |\n|---|---|\n| 1 | 2 |\n\n[t](#t) "
+                "[f](r/t.md)\n\n<!-- records: r/a.json col=x:1 -->\n| v | t |\n|---|---|\n| a | 44.3 ms |\n")
+        bad = good.replace("44.3 ms", "44.4 ms").replace("315 ms", "316 ms").replace(
+            "52 MiB", "53 MiB").replace("| 1 | 2 |\n\n", "| 1 | 3 |\n\n").replace(
+            "(r/t.md)", "(r/gone.md)").replace("(#t)", "(#u)").replace(
+            "r/a.json col=x:1 -->", "r/none.json col=x:1 -->")
+        cases = [(good, 0), (bad, 7)]
+        for text, want in cases:
+            p = os.path.join(d, "doc.md")
+            with open(p, "w") as f:
+                f.write(text)
+            _record_cache.clear()
+            _table_cache.clear()
+            problems, _ = run([p])
+            if len(problems) != want:
+                ROOT = saved
+                print("doc_numbers self-test: %d problems where %d were planted:" % (
+                    len(problems), want))
+                for pr in problems:
+                    print("  " + pr)
+                return 1
+    ROOT = saved
+    print("doc_numbers self-test: a right page passes, 7 planted mistakes are all reported")
+    return 0
+
+
+def main(argv):
+    if argv[1:2] == ["--self-test"]:
+        return self_test()
+    if any(a.startswith("-") for a in argv[1:]):
+        print("usage: python3 tests/doc_numbers.py [--self-test | FILE.md ...]", file=sys.stderr)
+        return 2
+    files = argv[1:] or ["README.md"] + sorted(glob.glob("docs/*.md"))
+    problems, stats = run(files)
+    for p in problems:
+        print(p)
+    if problems:
+        print("doc_numbers: %d mismatch(es) in %s" % (len(problems), ", ".join(files)))
+        return 1
+    print("doc_numbers: %d tables (%d cells recomputed from records, %d rows found in committed "
+          "tables) and %d relative links in %d files: all match" % (
+              stats["tables"], stats["cells"], stats["rows"], stats["links"], len(files)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
