@@ -432,8 +432,8 @@ static int parse(study *s, const char *path, char **defines, int ndefines)
                              "reads the runs' CSV and dump files)",
                              path, line, fig->name);
         } else {
-            rc = sb_fail("%s:%d: cannot read '%s' here (see the format in bench/study.c or the "
-                         "README)",
+            rc = sb_fail("%s:%d: cannot read '%s' here (see the format in bench/study.c or "
+                         "docs/harness.md)",
                          path, line, d);
         }
     }
