@@ -21,7 +21,8 @@ typedef struct bench {
     int n, cap;
     double *reps; /* each valid entry's median, seconds */
     int nreps, repcap;
-    int matched; /* the other side has a benchmark of this name */
+    int matched;          /* the other side has a benchmark of this name */
+    const json_t *device; /* its GPU's object in the context's devices, NULL for CPU variants */
 } bench;
 
 /* One side of a comparison: a records file, or every records file of a directory. */
@@ -99,7 +100,8 @@ static double median_of(const double *x, int n)
 
 /* Adds one entry of the "benchmarks" array: its stagebench samples when it has them, otherwise
  * its real_time as one sample; and its median as one repetition's. */
-static int read_entry(records *r, const char *path, size_t index, json_t *entry)
+static int read_entry(records *r, const char *path, size_t index, json_t *entry,
+                      const json_t *devices)
 {
     const char *name = json_string_value(json_object_get(entry, "name"));
     if (!name)
@@ -116,6 +118,9 @@ static int read_entry(records *r, const char *path, size_t index, json_t *entry)
     if (!b)
         return -1;
     json_t *stagebench = json_object_get(entry, "stagebench");
+    json_t *device = json_object_get(stagebench, "device");
+    if (!b->device && json_is_integer(device))
+        b->device = json_array_get(devices, (size_t)json_integer_value(device));
     const char *status = json_string_value(json_object_get(stagebench, "status"));
     if (!status)
         status = json_is_true(json_object_get(entry, "error_occurred")) ? "error" : "valid";
@@ -207,7 +212,7 @@ static int load_file(records *r, const char *path, int in_directory)
     size_t i;
     json_t *entry;
     json_array_foreach(benchmarks, i, entry)
-        if (read_entry(r, path, i, entry) != 0)
+        if (read_entry(r, path, i, entry, json_object_get(sb, "devices")) != 0)
             return -1;
     return 0;
 }
@@ -464,6 +469,87 @@ static double detectable_effect(const row *w, double alpha_each)
     return expm1(by_test > by_threshold ? by_test : by_threshold);
 }
 
+/* What a GPU's records say of its throughput: measured DRAM bandwidth, SM count x clock, and
+ * that over the FP32:FP64 ratio (FP64 throughput). 0 where the context lacks the field. */
+typedef struct device_rates {
+    double dram, sm_clock, fp64;
+} device_rates;
+
+static device_rates rates_of(const json_t *d)
+{
+    double sms = json_number_value(json_object_get(d, "sm_count"));
+    double mhz = json_number_value(json_object_get(d, "sm_clock_max_mhz"));
+    double fp64 = json_number_value(json_object_get(d, "single_to_double_perf_ratio"));
+    return (device_rates){json_number_value(json_object_get(d, "peak_dram_bytes_per_second")),
+                          sms * mhz, fp64 > 0 ? sms * mhz / fp64 : 0};
+}
+
+/* Base and new on different GPUs: per GPU benchmark, the measured time ratio beside the ratio
+ * each bound predicts (a stage bound by DRAM takes the inverse ratio of the measured bandwidths;
+ * by instruction issue, of SM count x clock; by FP64 arithmetic, of that over the FP32:FP64
+ * ratio), and the bound whose prediction is nearest (in log ratio). */
+static void print_across_devices(FILE *out, const row *rows, int nrows, int width, int markdown)
+{
+    static const char *const bounds[] = {"dram", "sm x clock", "fp64"};
+    int header = 0;
+    for (int i = 0; i < nrows; i++) {
+        const row *w = &rows[i];
+        if (w->test == TEST_NONE || !w->was->device || !w->now->device)
+            continue;
+        const char *was_name = json_string_value(json_object_get(w->was->device, "name"));
+        const char *now_name = json_string_value(json_object_get(w->now->device, "name"));
+        if (!was_name || !now_name || !strcmp(was_name, now_name))
+            continue;
+        device_rates a = rates_of(w->was->device), b = rates_of(w->now->device);
+        double predicted[3] = {a.dram > 0 && b.dram > 0 ? a.dram / b.dram : NAN,
+                               a.sm_clock > 0 && b.sm_clock > 0 ? a.sm_clock / b.sm_clock : NAN,
+                               a.fp64 > 0 && b.fp64 > 0 ? a.fp64 / b.fp64 : NAN};
+        int nearest = -1;
+        for (int k = 0; k < 3; k++)
+            if (isfinite(predicted[k]) &&
+                (nearest < 0 || fabs(log(w->ratio / predicted[k])) <
+                                    fabs(log(w->ratio / predicted[nearest]))))
+                nearest = k;
+        /* Bounds that predict the same ratio cannot be told apart by this pair of GPUs. */
+        char follows[64];
+        snprintf(follows, sizeof follows, "%s", nearest >= 0 ? bounds[nearest] : "-");
+        for (int k = 0; nearest >= 0 && k < 3; k++)
+            if (k != nearest && isfinite(predicted[k]) &&
+                fabs(log(predicted[k] / predicted[nearest])) < 0.01)
+                snprintf(follows + strlen(follows), sizeof follows - strlen(follows), " = %s",
+                         bounds[k]);
+        char text[3][32];
+        for (int k = 0; k < 3; k++)
+            snprintf(text[k], sizeof text[k], isfinite(predicted[k]) ? "%.3fx" : "-",
+                     predicted[k]);
+        if (!header) {
+            fprintf(out, markdown ? "\nAcross devices (%s -> %s), time ratio new / base: measured "
+                                    "and predicted by each bound\n\n| benchmark | measured | "
+                                    "dram | sm x clock | fp64 | follows |\n|---|---:|---:|---:|"
+                                    "---:|---|\n"
+                                  : "\nacross devices (%s -> %s), time ratio new / base: measured "
+                                    "and predicted by each bound\n",
+                    was_name, now_name);
+            if (!markdown)
+                fprintf(out, "%-*s  %8s  %8s  %10s  %8s  %s\n", width, "benchmark", "measured",
+                        "dram", "sm x clock", "fp64", "follows");
+            header = 1;
+        }
+        char measured[32];
+        snprintf(measured, sizeof measured, "%.3fx", w->ratio);
+        if (markdown)
+            fprintf(out, "| `%s` | %s | %s | %s | %s | %s |\n", w->was->name, measured, text[0],
+                    text[1], text[2], follows);
+        else
+            fprintf(out, "%-*s  %8s  %8s  %10s  %8s  %s\n", width, w->was->name, measured,
+                    text[0], text[1], text[2], follows);
+    }
+    if (header)
+        fprintf(out, "predicted: a DRAM-bound stage scales with the measured peak bandwidth, an "
+                "issue-bound one with SM count x clock, an FP64-bound one with that over the "
+                "FP32:FP64 ratio (from the records' contexts); follows: the nearest\n");
+}
+
 static void print_row(FILE *out, int markdown, int width, const char *name, const char *base,
                       const char *newer, const char *ratio, const char *threshold,
                       const char *mde, const char *test, const char *p, const char *verdict)
@@ -621,6 +707,7 @@ int sb_compare_files(const char *base_path, const char *new_path, const sb_compa
     if (base.device && newer.device && strcmp(base.device, newer.device) != 0)
         fprintf(out, "warning: base ran on %s, new on %s: a ratio mixes the code's change with "
                 "the devices'\n", base.device, newer.device);
+    print_across_devices(out, rows, nrows, name_width, opt->markdown);
     rc = slower > 0 || now_invalid > 0;
 
 done:

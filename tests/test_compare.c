@@ -428,6 +428,60 @@ static void too_few_samples_cannot_detect(void **state)
     free(text);
 }
 
+/* Records of two GPUs: the same benchmarks, with the devices' facts in their contexts. */
+static const char *device_records(const char *file, const char *device, double bandwidth,
+                                  double dram_scale, double issue_scale)
+{
+    double dram[SAMPLES], issue[SAMPLES];
+    make_samples(dram, SAMPLES, dram_scale, 1);
+    make_samples(issue, SAMPLES, issue_scale, 2);
+    json_t *list = json_array();
+    json_t *a = stagebench_entry("k/dram-bound", "valid", dram, SAMPLES);
+    json_t *b = stagebench_entry("k/issue-bound", "valid", issue, SAMPLES);
+    json_object_set_new(json_object_get(a, "stagebench"), "device", json_integer(0));
+    json_object_set_new(json_object_get(b, "stagebench"), "device", json_integer(0));
+    json_array_append_new(list, a);
+    json_array_append_new(list, b);
+    static char paths[2][512];
+    static int next;
+    char *path = paths[next++ % 2];
+    snprintf(path, sizeof paths[0], "%s/%s", dir, file);
+    json_t *doc = json_pack(
+        "{s:{s:{s:[{s:s, s:i, s:i, s:f, s:i}]}}, s:o}", "context", "stagebench", "devices", "name",
+        device, "sm_count", 132, "sm_clock_max_mhz", 1980, "peak_dram_bytes_per_second",
+        bandwidth, "single_to_double_perf_ratio", 2, "benchmarks", list);
+    assert_non_null(doc);
+    assert_int_equal(sb_json_write_atomic(path, doc), 0);
+    json_decref(doc);
+    return path;
+}
+
+static void across_devices(void **state)
+{
+    (void)state;
+    /* The new GPU has 1.5x the bandwidth and the same SMs and clock: a DRAM-bound stage takes
+     * 1/1.5 of the time, an issue-bound one the same. */
+    const char *a = device_records("gpu_a.json", "GPU A", 3e12, 1, 1);
+    const char *b = device_records("gpu_b.json", "GPU B", 4.5e12, 1 / 1.5, 1);
+    char *text;
+    assert_int_equal(compare(a, b, &defaults, &text), 0);
+    assert_non_null(strstr(text, "across devices (GPU A -> GPU B)"));
+    assert_non_null(strstr(text, "0.667x"));
+    char *line = strstr(text, "\nk/dram-bound  ");
+    line = line ? strstr(line + 1, "\nk/dram-bound  ") : NULL; /* the second table's row */
+    assert_non_null(line);
+    assert_non_null(strstr(line, "dram\n"));
+    line = strstr(strstr(text, "across devices"), "k/issue-bound");
+    assert_non_null(line);
+    /* SM count x clock and FP64 predict the same 1x on these two: both are named. */
+    assert_non_null(strstr(line, "sm x clock = fp64"));
+    free(text);
+    /* One GPU on both sides: no such table. */
+    assert_int_equal(compare(a, a, &defaults, &text), 0);
+    assert_null(strstr(text, "across devices"));
+    free(text);
+}
+
 static int make_dir(void **state)
 {
     (void)state;
@@ -464,6 +518,7 @@ int main(void)
         cmocka_unit_test(holm_keeps_many_benchmarks_quiet),
         cmocka_unit_test(calibration_sets_thresholds),
         cmocka_unit_test(too_few_samples_cannot_detect),
+        cmocka_unit_test(across_devices),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
