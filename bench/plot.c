@@ -7,6 +7,7 @@
  * columns and outputs no generic kind plots (e.g. a kymograph from a dump). */
 #include "plot.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@ typedef struct record {
     const char *input; /* the file it came from */
     const char *name;  /* the benchmark's name, for messages */
     const char *variant;
+    const char *machine; /* its file's first GPU, as a short name (h100-80gb-hbm3), or "cpu" */
     int stage;
     json_t *params;
     json_t *sb; /* its "stagebench" object */
@@ -44,10 +46,13 @@ typedef struct point {
     const record *rec; /* TIME and SPEEDUP: where it came from, for messages */
 } point;
 
-/* One variant: one data block, one line in the figure. */
+/* One variant (on one machine, when the records come from several): one data block, one line
+ * in the figure. */
 typedef struct line {
     const char *variant;
-    int stage; /* for the default order */
+    const char *machine; /* NULL: records of one machine */
+    char label[192];     /* the legend's word: variant, or variant@machine */
+    int stage;           /* for the default order */
     int npoints;
     point *points;
 } line;
@@ -57,6 +62,8 @@ typedef struct plot {
     char inputs[1024]; /* the input names, for messages */
     json_t **docs;
     int ndocs;
+    char (*machines)[96]; /* per document: its records' machine */
+    int by_machine;       /* the records come from more than one machine: a line per both */
     record *recs;
     int nrecs;
     line *lines;
@@ -162,6 +169,35 @@ static int wanted_variant(const sb_plot_request *r, const char *variant)
 
 /* ---- Loading ------------------------------------------------------------------------------ */
 
+/* "NVIDIA H100 80GB HBM3" -> "h100-80gb-hbm3" (as bench/ci-gate names a baseline), from the
+ * records' context; "cpu" for a machine without a GPU. */
+static void machine_name(const json_t *doc, char *out, size_t cap)
+{
+    const char *name = json_string_value(json_object_get(
+        json_array_get(json_object_get(json_object_get(json_object_get(doc, "context"),
+                                                       "stagebench"),
+                                       "devices"),
+                       0),
+        "name"));
+    if (!name) {
+        snprintf(out, cap, "cpu");
+        return;
+    }
+    if (strncmp(name, "NVIDIA ", 7) == 0)
+        name += 7;
+    size_t n = 0;
+    for (const char *c = name; *c && n + 1 < cap; c++) {
+        char ch = (char)tolower((unsigned char)*c);
+        if (isalnum((unsigned char)ch) || ch == '.')
+            out[n++] = ch;
+        else if (n > 0 && out[n - 1] != '-')
+            out[n++] = '-';
+    }
+    while (n > 0 && out[n - 1] == '-')
+        n--;
+    out[n] = '\0';
+}
+
 static void describe_inputs(plot *p)
 {
     size_t used = 0;
@@ -219,11 +255,14 @@ static int load_records(plot *p)
     const sb_plot_request *r = p->req;
 
     p->docs = calloc((size_t)r->ninputs, sizeof *p->docs);
+    p->machines = calloc((size_t)r->ninputs + 1, sizeof *p->machines);
     for (int i = 0; i < r->ninputs; i++) {
         json_t *doc = sb_json_load(r->inputs[i]);
         if (!doc)
             return -1;
         p->docs[p->ndocs++] = doc;
+        machine_name(doc, p->machines[i], sizeof p->machines[i]);
+        p->by_machine |= i > 0 && strcmp(p->machines[i], p->machines[0]) != 0;
         json_t *benchmarks = json_object_get(doc, "benchmarks");
         if (!json_is_array(benchmarks))
             return sb_fail("%s: no \"benchmarks\" array: not a stagebench records file",
@@ -236,6 +275,7 @@ static int load_records(plot *p)
                 .input = r->inputs[i],
                 .name = json_string_value(json_object_get(bench, "name")),
                 .variant = json_string_value(json_object_get(sb, "variant")),
+                .machine = p->machines[i],
                 .stage = (int)json_integer_value(json_object_get(sb, "stage")),
                 .params = json_object_get(sb, "params"),
                 .sb = sb,
@@ -263,12 +303,27 @@ static int load_records(plot *p)
 
 /* ---- Lines -------------------------------------------------------------------------------- */
 
-static line *find_line(plot *p, const char *variant)
+/* Whether rec belongs on the line of (variant, machine); machine NULL: any machine. */
+static int on_line(const record *rec, const char *variant, const char *machine)
+{
+    return strcmp(rec->variant, variant) == 0 && (!machine || strcmp(rec->machine, machine) == 0);
+}
+
+static line *find_line(plot *p, const char *variant, const char *machine)
 {
     for (int i = 0; i < p->nlines; i++)
-        if (strcmp(p->lines[i].variant, variant) == 0)
+        if (strcmp(p->lines[i].variant, variant) == 0 &&
+            (!machine || strcmp(p->lines[i].machine, machine) == 0))
             return &p->lines[i];
     return NULL;
+}
+
+static void add_line(plot *p, const char *variant, const char *machine, int stage)
+{
+    line *l = &p->lines[p->nlines++];
+    *l = (line){.variant = variant, .machine = p->by_machine ? machine : NULL, .stage = stage};
+    snprintf(l->label, sizeof l->label, "%s%s%s", variant, l->machine ? "@" : "",
+             l->machine ? l->machine : "");
 }
 
 static int by_stage_then_name(const void *a, const void *b)
@@ -276,7 +331,7 @@ static int by_stage_then_name(const void *a, const void *b)
     const line *x = a, *y = b;
     if (x->stage != y->stage)
         return x->stage < y->stage ? -1 : 1;
-    return strcmp(x->variant, y->variant);
+    return strcmp(x->label, y->label);
 }
 
 /* One line per variant: --variants in its order, else every kept variant by stage then name.
@@ -293,8 +348,9 @@ static void order_lines(plot *p)
         for (const char *s = r->variants; *s;) {
             size_t n = strcspn(s, ",");
             const char *variant = find_variant(p, s, n); /* there: check_variant_names */
-            if (!find_line(p, variant))
-                p->lines[p->nlines++] = (line){.variant = variant};
+            for (int m = 0; m < (p->by_machine ? p->ndocs : 1); m++)
+                if (!find_line(p, variant, p->by_machine ? p->machines[m] : NULL))
+                    add_line(p, variant, p->machines[m], 0);
             s += n + (s[n] == ',');
         }
         return;
@@ -303,8 +359,8 @@ static void order_lines(plot *p)
         const record *rec = &p->recs[i];
         if (r->kind == SB_PLOT_SPEEDUP && strcmp(rec->variant, r->baseline) == 0)
             continue;
-        if (!find_line(p, rec->variant))
-            p->lines[p->nlines++] = (line){.variant = rec->variant, .stage = rec->stage};
+        if (!find_line(p, rec->variant, p->by_machine ? rec->machine : NULL))
+            add_line(p, rec->variant, rec->machine, rec->stage);
     }
     qsort(p->lines, (size_t)p->nlines, sizeof *p->lines, by_stage_then_name);
 }
@@ -429,7 +485,7 @@ static int time_line(const plot *p, line *l)
 {
     for (int i = 0; i < p->nrecs; i++) {
         point pt;
-        if (strcmp(p->recs[i].variant, l->variant) != 0)
+        if (!on_line(&p->recs[i], l->variant, l->machine))
             continue;
         if (time_point(p, &p->recs[i], &pt) != 0 || add_unique_point(l, &pt) != 0)
             return -1;
@@ -478,15 +534,27 @@ static int fill_time_lines(plot *p)
         return 0;
     }
 
-    line base = {.variant = r->baseline};
-    int rc = time_line(p, &base);
-    if (rc == 0 && base.npoints == 0)
-        rc = sb_fail("%s: the baseline variant '%s' has no valid records%s%s (--baseline names "
-                     "a variant with valid records)", p->inputs, r->baseline,
-                     r->where ? " with " : "", r->where ? r->where : "");
-    for (int i = 0; rc == 0 && i < p->nlines; i++)
-        speedup_line(&base, &p->lines[i]);
-    free(base.points);
+    /* Each machine's lines against that machine's baseline. */
+    int rc = 0;
+    for (int m = 0; rc == 0 && m < (p->by_machine ? p->ndocs : 1); m++) {
+        const char *machine = p->by_machine ? p->machines[m] : NULL;
+        int seen = 0;
+        for (int k = 0; machine && k < m; k++)
+            seen |= strcmp(p->machines[k], machine) == 0;
+        if (seen)
+            continue;
+        line base = {.variant = r->baseline, .machine = machine};
+        rc = time_line(p, &base);
+        if (rc == 0 && base.npoints == 0)
+            rc = sb_fail("%s: the baseline variant '%s' has no valid records%s%s%s%s (--baseline "
+                         "names a variant with valid records)", p->inputs, r->baseline,
+                         machine ? " on " : "", machine ? machine : "",
+                         r->where ? " with " : "", r->where ? r->where : "");
+        for (int i = 0; rc == 0 && i < p->nlines; i++)
+            if (!machine || strcmp(p->lines[i].machine, machine) == 0)
+                speedup_line(&base, &p->lines[i]);
+        free(base.points);
+    }
     snprintf(p->columns, sizeof p->columns, "%s speedup baseline_median_s median_s",
              p->x_name);
     snprintf(p->what, sizeof p->what, "speed-up over %s vs %s", r->baseline, p->x_name);
@@ -499,12 +567,12 @@ static int fill_time_lines(plot *p)
 /* The record of `variant` among recs[0..n): NULL when there is none, and NULL with the error
  * "two valid records <what>: ..." (*rc = -1) when there are two: a series or a bar shows one
  * record, and two runs or two devices given together are the usual cause. */
-static const record *only_record_of(const record *recs, int n, const char *variant,
+static const record *only_record_of(const record *recs, int n, const line *l,
                                     const char *what, int *rc)
 {
     const record *found = NULL;
     for (int i = 0; i < n; i++) {
-        if (strcmp(recs[i].variant, variant) != 0)
+        if (!on_line(&recs[i], l->variant, l->machine))
             continue;
         if (found) {
             *rc = sb_fail("two valid records %s: %s (%s) and %s (%s): plot one run and one "
@@ -570,7 +638,7 @@ static int fill_series_lines(plot *p)
                      "--where NAME=VALUE", p->inputs, name, varying);
     for (int i = 0; rc == 0 && i < p->nlines; i++) {
         const record *found =
-            only_record_of(with, nwith, p->lines[i].variant, "for one series", &rc);
+            only_record_of(with, nwith, &p->lines[i], "for one series", &rc);
         if (found) {
             json_t *series = find_series(found, name);
             rc = series_line(found, series, &p->lines[i]);
@@ -684,7 +752,7 @@ static int fill_counters_lines(plot *p)
                      p->inputs, text, example);
     }
     for (int i = 0; rc == 0 && i < p->nlines; i++) {
-        const record *found = only_record_of(with, nwith, p->lines[i].variant,
+        const record *found = only_record_of(with, nwith, &p->lines[i],
                                              "with hardware counters for one variant", &rc);
         point pt = {.col = {0}};
         if (found && (rc = counters_bars(found, pt.col)) == 0)
@@ -751,7 +819,7 @@ static int write_data(const plot *p, const char *path)
             p->columns);
     for (int i = 0; i < p->nlines; i++) {
         const line *l = &p->lines[i];
-        fprintf(f, "%s# index %d: %s\n", i ? "\n\n" : "", i, l->variant);
+        fprintf(f, "%s# index %d: %s\n", i ? "\n\n" : "", i, l->label);
         for (int j = 0; j < l->npoints; j++)
             for (int c = 0; c < p->ncols; c++)
                 fprintf(f, "%.10g%c", l->points[j].col[c], c + 1 < p->ncols ? ' ' : '\n');
@@ -834,7 +902,7 @@ static char *gnuplot_variables(const plot *p, const char *script, const char *da
         return NULL;
     for (int i = 0; i < p->nlines && used < sizeof names; i++)
         used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? " " : "",
-                                 p->lines[i].variant);
+                                 p->lines[i].label);
     snprintf(script_dir, sizeof script_dir, "%s", script);
     char *slash = strrchr(script_dir, '/');
     if (slash)

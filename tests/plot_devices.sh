@@ -1,0 +1,47 @@
+#!/bin/sh
+# stagebench plot over records of two machines: a line per variant and machine, labelled
+# variant@machine, each speed-up against its own machine's baseline (77: gnuplot missing).
+#   usage: sh tests/plot_devices.sh path/to/stagebench
+set -u
+sb=$1
+. "$(dirname "$0")/shlib.sh"
+command -v gnuplot >/dev/null 2>&1 || { echo "SKIPPED: gnuplot not installed"; exit 77; }
+
+# The same three points on "GPU A" and "GPU B": cpu-reference at 10 ms, gpu at 1 ms on A and
+# 0.5 ms on B (so the speed-ups are 10x and 20x, each against its machine's reference).
+python3 - "$tmp" <<'PY' || fail "crafting records"
+import json, sys
+for machine, gpu_ms in (("GPU A", 1.0), ("GPU B", 0.5)):
+    def entry(variant, ms, n):
+        s = [ms * 1e-3] * 5
+        return {"name": "w/%s/n:%d" % (variant, n), "run_type": "iteration", "real_time": ms,
+                "time_unit": "ms",
+                "stagebench": {"workload": "w", "variant": variant, "stage": 0 if variant == "cpu-reference" else 1,
+                               "params": {"n": str(n)}, "status": "valid", "device": None if variant == "cpu-reference" else 0,
+                               "time": {"median": ms * 1e-3, "min": ms * 1e-3, "max": ms * 1e-3, "samples": s}}}
+    doc = {"context": {"stagebench": {"devices": [{"name": "NVIDIA " + machine}]}},
+           "benchmarks": [entry(v, ms * n, n) for n in (1, 2, 3) for v, ms in (("cpu-reference", 10.0), ("gpu", gpu_ms))]}
+    json.dump(doc, open("%s/%s.json" % (sys.argv[1], machine[-1]), "w"))
+PY
+expect 0 "time over two machines" "$sb" plot "$tmp/A.json" "$tmp/B.json" --x n --out "$tmp/t"
+grep -q "# index .*: gpu@gpu-a" "$tmp/t.dat" || fail "a line for gpu on GPU A"
+grep -q "# index .*: gpu@gpu-b" "$tmp/t.dat" || fail "a line for gpu on GPU B"
+grep -q "cpu-reference@gpu-a" "$tmp/t.dat" || fail "the reference of each machine is a line of its own"
+expect 0 "speed-up over two machines" "$sb" plot "$tmp/A.json" "$tmp/B.json" --x n --kind speedup \
+    --baseline cpu-reference --out "$tmp/s"
+python3 - "$tmp/s.dat" <<'PY' || fail "each machine's speed-up against its own baseline"
+import sys
+blocks, label = {}, None
+for line in open(sys.argv[1]):
+    if line.startswith("# index"):
+        label = line.split(": ", 1)[1].strip()
+        blocks[label] = []
+    elif line.strip() and not line.startswith("#") and label:
+        blocks[label].append(float(line.split()[1]))
+assert blocks["gpu@gpu-a"] == [10.0] * 3, blocks
+assert blocks["gpu@gpu-b"] == [20.0] * 3, blocks
+PY
+# One machine: plain variant names, as before.
+expect 0 "one machine" "$sb" plot "$tmp/A.json" --x n --out "$tmp/one"
+grep -q "# index .*: gpu$" "$tmp/one.dat" || fail "one machine: the line is the variant's name"
+echo "plot_devices: $n checks passed"
