@@ -3,6 +3,8 @@
 #ifndef SB_COMMANDS_H
 #define SB_COMMANDS_H
 
+/* The whole command line: argv[1] names the subcommand. */
+int sb_main(int argc, char **argv);
 int sb_cmd_list(int argc, char **argv);
 int sb_cmd_run(int argc, char **argv);
 int sb_cmd_study(int argc, char **argv);

@@ -18,24 +18,39 @@ static const sb_workload *const workloads[] = {
     &sb_workload_motility,
 };
 
+#define BUILT_IN ((int)(sizeof workloads / sizeof workloads[0]))
+
+/* Workloads a test executable adds (tests/faulty_stagebench.c); none in stagebench itself. */
+static const sb_workload *extra[4];
+static int nextra;
+
+int sb_register_test_workload(const sb_workload *w)
+{
+    if (nextra == (int)(sizeof extra / sizeof extra[0]))
+        return sb_fail("at most %d test workloads", (int)(sizeof extra / sizeof extra[0]));
+    extra[nextra++] = w;
+    return 0;
+}
+
 int sb_workload_count(void)
 {
-    return (int)(sizeof workloads / sizeof workloads[0]);
+    return BUILT_IN + nextra;
 }
 
 const sb_workload *sb_workload_at(int i)
 {
-    return workloads[i];
+    return i < BUILT_IN ? workloads[i] : extra[i - BUILT_IN];
 }
 
 const sb_workload *sb_find_workload(const char *name)
 {
     char known[512] = "";
     for (int i = 0; i < sb_workload_count(); i++) {
-        if (strcmp(workloads[i]->name, name) == 0)
-            return workloads[i];
+        const sb_workload *w = sb_workload_at(i);
+        if (strcmp(w->name, name) == 0)
+            return w;
         strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
-        strncat(known, workloads[i]->name, sizeof known - strlen(known) - 1);
+        strncat(known, w->name, sizeof known - strlen(known) - 1);
     }
     sb_fail("unknown workload '%s'; known workloads: %s", name, known);
     return NULL;

@@ -12,6 +12,9 @@ int sb_workload_count(void);
 const sb_workload *sb_workload_at(int i);
 /* NULL with a message listing the known workloads. */
 const sb_workload *sb_find_workload(const char *name);
+/* Adds a workload after the built-in ones, for a test executable only (tests/faulty_stagebench.c
+ * registers one whose variants crash, hang or exit, then runs the same main as stagebench). */
+int sb_register_test_workload(const sb_workload *w);
 
 #ifdef __cplusplus
 }
