@@ -24,6 +24,7 @@ static const char usage[] =
     "                     CPU reference); a single-GPU variant for runs too long for the CPU\n"
     "  --out FILE         records file (default results/runs/<workload>-<UTC time>.json)\n"
     "  --dump-output FILE the (validated) output, as text\n"
+    SB_ISOLATE_OPTIONS_HELP
     "  --quiet            no line per variant\n"
     "  --kernels          under each valid GPU result, the kernels of its validation run:\n"
     "                     launches, time, registers, local and shared memory, occupancy\n";
@@ -168,8 +169,8 @@ int sb_cmd_run(int argc, char **argv)
         if (inline_value)
             value = eq + 1;
         else if (strcmp(name, "cold") && strcmp(name, "warm") && strcmp(name, "quiet") &&
-                 strcmp(name, "kernels") &&
-                 strcmp(name, "no-activity") && i + 1 < argc)
+                 strcmp(name, "kernels") && strcmp(name, "isolate") &&
+                 strcmp(name, "no-isolate") && strcmp(name, "no-activity") && i + 1 < argc)
             value = argv[++i];
         int known = sb_measure_option(&opt, name, value);
         if (known < 0)
@@ -209,6 +210,15 @@ int sb_cmd_run(int argc, char **argv)
         }
     }
 
+    /* An isolated variant's process (SB_ISOLATED set by its parent) runs its one variant here. */
+    const char *isolated = getenv(SB_ISOLATED_ENV);
+    if (isolated)
+        opt.isolate = 0;
+    if (opt.isolate && (process_rank() > 0 || sb_under_mpirun())) {
+        sb_fail("--isolate under mpirun: the mpi stages' processes meet inside their runs; run "
+                "without it (each rank is a process already)");
+        return fail();
+    }
     if (kernels && !opt.activity) {
         sb_fail("--kernels needs the activity records, which --no-activity turns off: drop one");
         return fail();
@@ -234,9 +244,10 @@ int sb_cmd_run(int argc, char **argv)
     }
 
     sb_devices devices;
-    if (sb_devices_select(&devices, device) != 0)
+    if (sb_devices_select(&devices, device, !opt.isolate) != 0)
         return fail();
-    sb_point point = {w, &params, variants, reference, dump, &opt, &devices, quiet, kernels};
+    sb_point point = {w,      &params, variants, reference, dump,
+                      &opt,   &devices, quiet,   kernels,   isolated};
     if (sb_point_check(&point) != 0)
         return fail();
 
@@ -257,12 +268,14 @@ int sb_cmd_run(int argc, char **argv)
     json_t *context = sb_context_json(argc, argv, devices.info, devices.count, &opt);
     if (!context || sb_records_open(&records, path, context, w) != 0)
         return fail();
-    if (!quiet && devices.count)
+    if (isolated)
+        ; /* the parent says what the run is */
+    else if (!quiet && devices.count)
         printf("stagebench run %s: %d GPU(s) visible, timing on %s\n", w->name, devices.count,
                devices.info[devices.nselected ? devices.selected[0] : 0].name);
     else if (!quiet)
         printf("stagebench run %s: %s\n", w->name, sb_no_device_reason());
-    sb_point_outcome outcome = {0, 0, 0, 0, 0};
+    sb_point_outcome outcome = {0, 0, 0, 0, 0, 0};
     int rc = sb_point_run(&point, &records, &outcome);
     sb_records_close(&records);
     if (rank > 0) {
@@ -273,8 +286,9 @@ int sb_cmd_run(int argc, char **argv)
     }
     if (rc != 0)
         return fail();
-    printf("%d valid, %d invalid, %d failed, %d skipped; records: %s (and .csv)\n", outcome.valid,
-           outcome.invalid, outcome.failed, outcome.skipped, path);
+    if (!isolated)
+        printf("%d valid, %d invalid, %d failed, %d skipped; records: %s (and .csv)\n",
+               outcome.valid, outcome.invalid, outcome.failed, outcome.skipped, path);
     if (outcome.invalid || outcome.failed)
         return 1;
     return outcome.refused_named ? 2 : 0;

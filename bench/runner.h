@@ -14,8 +14,10 @@ typedef struct sb_devices {
     sb_device_info info[SB_MAX_DEVICES]; /* of every visible GPU, bandwidth measured if selected */
 } sb_devices;
 
-/* "0", "all" or NULL (device 0); measures the peak bandwidth of each selected device. */
-int sb_devices_select(sb_devices *d, const char *which);
+/* "0", "all" or NULL (device 0); measures the peak bandwidth of each selected device unless
+ * told not to (an isolated run's parent runs nothing on a GPU: its records take the peaks their
+ * processes measured). */
+int sb_devices_select(sb_devices *d, const char *which, int measure_bandwidth);
 
 typedef struct sb_point {
     const sb_workload *workload;
@@ -27,17 +29,38 @@ typedef struct sb_point {
     const sb_devices *devices;
     int quiet;
     int kernels; /* under each valid GPU result, its validation run's kernel table */
+    /* This process is an isolated variant's (SB_ISOLATED set): every record's name takes this
+     * suffix ("/device:N" where the parent covers several devices), and a reference that fails
+     * is recorded as the variant's failure. NULL otherwise. */
+    const char *isolated_suffix;
 } sb_point;
 
 typedef struct sb_point_outcome {
     int valid, invalid, failed, skipped, refused_named; /* refused_named: named variants skipped */
+    int kept; /* records an earlier session made (study --resume), counted above too */
 } sb_point_outcome;
+
+/* Marks an isolated variant's process; its value is the suffix of its records' names. */
+#define SB_ISOLATED_ENV "SB_ISOLATED"
+
+/* 1 when this process runs under mpirun (the mpi stages' processes meet inside their runs:
+ * they cannot each isolate their variants). */
+int sb_under_mpirun(void);
 
 /* Checks the variant list against the workload and this machine (names, GPUs): -1 with a
  * message on a list that cannot run here. */
 int sb_point_check(const sb_point *p);
-/* -1 only when the point cannot start (bad inputs: nothing is written); otherwise every record
- * is appended and `outcome` says how they went. */
+/* -1 only when the point cannot start (bad inputs: nothing is written) or a record cannot be
+ * written; otherwise every record is appended and `outcome` says how they went. Records the
+ * file already holds for this point (a valid, invalid or skipped one of the same name and
+ * parameters, kept by sb_records_resume) are not made again.
+ *
+ * With opt->isolate, each variant on each device runs in a process of its own (`run <workload>
+ * --variant V ... --no-isolate --out <tmp>`, SB_ISOLATED in its environment) that makes the
+ * reference output itself; this process runs no variant, waits at most sb_variant_time_limit
+ * for each, and merges the record each wrote. One that dies without a record (a signal, an
+ * exit, the time limit) becomes a failed record with its reason, and the other variants still
+ * run. The children's files live in .isolated-<pid>/ beside the records while they run. */
 int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *outcome);
 
 /* "results/runs/<name>-<UTC yyyymmdd-hhmmss><suffix>": where a run's outputs go by default. */
@@ -49,7 +72,8 @@ const char *sb_format_seconds(double s, char *buf, unsigned cap);
 
 
 /* A measurement option by its command-line name (max-noise, min-samples, min-time, timeout,
- * warmup, metrics; cold and no-activity take no value). 1 when `name` is not one of them, -1 on a bad value. */
+ * warmup, metrics, variant-timeout; cold, warm, no-activity, isolate and no-isolate take no
+ * value). 1 when `name` is not one of them, -1 on a bad value. */
 int sb_measure_option(sb_measure_options *o, const char *name, const char *value);
 #define SB_MEASURE_OPTIONS_HELP                                                                    \
     "  --max-noise X      stop when stdev/mean < X (default 0.01)...\n"                           \
@@ -66,4 +90,13 @@ int sb_measure_option(sb_measure_options *o, const char *name, const char *value
     "                     names (default,m1,...; `stagebench list --metrics`); naming them makes\n" \
     "                     unreadable counters an error (default: the default set if readable)\n" \
     "  --no-activity      no CUPTI activity records (kernels, copies, allocations)\n"
+#define SB_ISOLATE_OPTIONS_HELP                                                                    \
+    "  --isolate          each variant (on each device) in a process of its own: a crash, a\n"  \
+    "                     sticky CUDA error, an exit or a hang (--variant-timeout) is recorded\n" \
+    "                     as that variant's failure and the other variants still run. Each\n"   \
+    "                     process makes the reference output itself (one run of the reference\n" \
+    "                     per variant: isolation costs that)\n"                                  \
+    "  --no-isolate       every variant in this process (run's default; studies isolate)\n"   \
+    "  --variant-timeout S  an isolated variant's process is killed after S seconds, reference\n" \
+    "                     run included (default 10 x --timeout + 1800)\n"
 #endif

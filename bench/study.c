@@ -5,7 +5,9 @@
  *   workload NAME
  *   define KEY VALUE               ${KEY} in later values; --define KEY=VALUE overrides
  *   option NAME [VALUE]            a measurement option, as on `stagebench run`, for every run
- *                                  (repetitions N: each run N times, a process a repetition)
+ *                                  (repetitions N: each run N times, a process a repetition;
+ *                                  isolate, the default, and no-isolate: each variant at each
+ *                                  point in a process of its own or not; variant-timeout S)
  *   run NAME                       a sweep, recorded in NAME.json / NAME.csv; then, indented:
  *     param NAME=VALUE             fixed parameter
  *     sweep NAME=V1,V2,...         swept parameter (several sweeps: every combination);
@@ -153,7 +155,7 @@ typedef struct study {
 
 static const char usage[] =
     "usage: stagebench study <file.study> [--define KEY=VALUE]... [--out DIR] [--quiet]\n"
-    "                        [--run NAME]... [--figures-only] [--check]\n"
+    "                        [--run NAME]... [--figures-only] [--check] [--resume]\n"
     "  runs every sweep of the study file into DIR (default results/runs/<study>-<UTC time>/),\n"
     "  one records file per sweep, then draws its figures there (PNG and SVG) and prints its\n"
     "  tables (also written there as NAME.md).\n"
@@ -162,7 +164,14 @@ static const char usage[] =
     "  --figures-only: draw the figures and print the tables from the records already in DIR\n"
     "  (--out required), e.g. after running the sweeps on a machine without gnuplot.\n"
     "  --check: check the file (every point's parameters, variants, references, figure inputs\n"
-    "  and scripts), print what it would run, and run nothing.\n";
+    "  and scripts), print what it would run, and run nothing.\n"
+    "  --resume: go on where a study cut off (killed, crashed, machine lost) stopped in DIR\n"
+    "  (--out required): the records DIR/<run>.json holds are kept (valid, invalid, skipped),\n"
+    "  failed ones and the rest are run and appended; leftover temporary files are removed.\n"
+    "  Each variant at each point runs in a process of its own (a crash, a sticky CUDA error or\n"
+    "  a hang is that record's failure, the rest still run; each process makes the reference\n"
+    "  output itself): `option no-isolate` runs them in the study's process, `option\n"
+    "  variant-timeout S` sets their time limit (default 10 x timeout + 1800 s).\n";
 
 static int define(study *s, const char *key, const char *value, int override)
 {
@@ -262,7 +271,8 @@ static int apply_option(sb_measure_options *o, const char *name, const char *val
         return sb_fail_context("%s:%d", path, line);
     if (known > 0)
         return sb_fail("%s:%d: unknown option '%s' (max-noise, min-samples, min-time, timeout, "
-                       "warmup, repetitions, metrics, cold, warm, no-activity)",
+                       "warmup, repetitions, metrics, cold, warm, no-activity, isolate, "
+                       "no-isolate, variant-timeout)",
                        path, line, name);
     return 0;
 }
@@ -317,6 +327,7 @@ static int parse(study *s, const char *path, char **defines, int ndefines)
     else
         snprintf(s->dir, sizeof s->dir, ".");
     sb_measure_defaults(&s->opt);
+    s->opt.isolate = 1; /* a study isolates its variants unless told `option no-isolate` */
     int rc = define(s, "STUDY_DIR", s->dir, 1);
     for (int i = 0; rc == 0 && i < ndefines; i++) { /* command-line defines win */
         char key[64];
@@ -720,27 +731,55 @@ static int repeat_sweep(const study *s, const study_run *run, const char *dir, i
     return 0;
 }
 
+/* --resume of a sweep with repetitions: done when its file merged every repetition asked for
+ * (the repetitions are then kept whole); otherwise it runs again from its first repetition. */
+static int repetitions_done(const char *path, int n)
+{
+    json_t *doc = access(path, R_OK) == 0 ? sb_json_load(path) : NULL;
+    json_t *r = json_object_get(json_object_get(json_object_get(doc, "context"), "stagebench"),
+                                "repetitions");
+    int done = json_integer_value(json_object_get(r, "merged")) == n &&
+               json_integer_value(json_object_get(r, "asked")) == n;
+    json_decref(doc);
+    return done;
+}
+
 static int run_sweep(const study *s, const study_run *run, const sb_workload *w,
-                     const char *dir, int argc, char **argv, int quiet, sb_point_outcome *total)
+                     const char *dir, int argc, char **argv, int quiet, int resume,
+                     sb_point_outcome *total)
 {
     sb_measure_options opt = s->opt;
     for (int i = 0; i < run->noptions; i++) /* their values were checked when read */
         sb_measure_option(&opt, run->options[i].name,
                           run->options[i].has_value ? run->options[i].value : NULL);
+    if (sb_under_mpirun())
+        opt.isolate = 0; /* the mpi stages' processes meet inside their runs */
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s.json", dir, run->name);
     if (opt.repetitions > 1 && !getenv(SB_REPETITION_ENV)) {
+        if (resume && repetitions_done(path, opt.repetitions)) {
+            printf("run %s: its %d repetitions are in %s already; kept (--resume)\n", run->name,
+                   opt.repetitions, path);
+            return 0;
+        }
         if (repeat_sweep(s, run, dir, opt.repetitions, argc, argv, total) != 0)
             return sb_fail_context("%s:%d: run %s", s->path, run->line, run->name);
         return 0;
     }
     sb_devices devices;
-    if (sb_devices_select(&devices, run->device[0] ? run->device : NULL) != 0)
+    if (sb_devices_select(&devices, run->device[0] ? run->device : NULL, !opt.isolate) != 0)
         return sb_fail_context("%s:%d: run %s", s->path, run->line, run->name);
-    char path[2048];
-    snprintf(path, sizeof path, "%s/%s.json", dir, run->name);
     sb_records records;
     json_t *context = sb_context_json(argc, argv, devices.info, devices.count, &opt);
-    if (!context || sb_records_open(&records, path, context, w) != 0)
+    int kept = 0, dropped = 0;
+    if (!context)
         return -1;
+    if (resume ? sb_records_resume(&records, path, context, w, &kept, &dropped)
+               : sb_records_open(&records, path, context, w))
+        return -1;
+    if (resume && !quiet && (kept || dropped))
+        printf("run %s: %d records kept from %s, %d failed or cut off to run again\n", run->name,
+               kept, path, dropped);
     int rc = 0, last = 0;
     for (long k = 0; rc == 0 && !last; k++) {
         sb_params params;
@@ -757,14 +796,16 @@ static int run_sweep(const study *s, const study_run *run, const sb_workload *w,
                           &opt,
                           &devices,
                           quiet,
-                          0 /* kernel tables: `run --kernels` only */};
-        sb_point_outcome o = {0, 0, 0, 0, 0};
+                          0 /* kernel tables: `run --kernels` only */,
+                          NULL};
+        sb_point_outcome o = {0, 0, 0, 0, 0, 0};
         if ((rc = sb_point_check(&point)) || (rc = sb_point_run(&point, &records, &o)))
             break;
         total->valid += o.valid;
         total->invalid += o.invalid;
         total->failed += o.failed;
         total->skipped += o.skipped;
+        total->kept += o.kept;
     }
     sb_records_close(&records);
     return rc ? sb_fail_context("%s:%d: run %s", s->path, run->line, run->name) : 0;
@@ -836,6 +877,8 @@ static int draw(const study *s, const study_figure *fig, const sb_workload *w, c
         if (glob(pattern, 0, NULL, &g) != 0)
             continue;
         for (size_t i = 0; i < g.gl_pathc && n < MAX_INPUTS; i++) {
+            if (sb_is_temp_file(g.gl_pathv[i])) /* a write cut off left it: not records */
+                continue;
             snprintf(paths[n], sizeof paths[n], "%s", g.gl_pathv[i]);
             inputs[n] = paths[n];
             n++;
@@ -931,6 +974,49 @@ static int print_plan(const study *s, const sb_workload *w)
     return 0;
 }
 
+/* --resume: what a study cut off left in DIR besides its records: the temporary files of writes
+ * it was killed in (*.tmp.<pid>, sb_is_temp_file), its isolated variants' folders
+ * (.isolated-<pid>/) and its repetitions' folders (.repetitions/, run again whole). Nothing else
+ * may be writing into DIR meanwhile. */
+static void remove_tree(const char *path)
+{
+    char pattern[4200];
+    glob_t g;
+    snprintf(pattern, sizeof pattern, "%s/*", path);
+    if (glob(pattern, GLOB_PERIOD, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+            if (strcmp(base, ".") && strcmp(base, "..") && remove(g.gl_pathv[i]) != 0)
+                remove_tree(g.gl_pathv[i]);
+        }
+        globfree(&g);
+    }
+    rmdir(path);
+}
+
+static void clean_leftovers(const char *dir, int quiet)
+{
+    char pattern[2048];
+    glob_t g;
+    int removed = 0;
+    snprintf(pattern, sizeof pattern, "%s/*", dir);
+    if (glob(pattern, GLOB_PERIOD, NULL, &g) != 0)
+        return;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        const char *path = g.gl_pathv[i], *base = strrchr(path, '/') + 1;
+        if (sb_is_temp_file(path) && remove(path) == 0)
+            removed++;
+        else if (!strncmp(base, ".isolated-", 10) || !strcmp(base, ".repetitions")) {
+            remove_tree(path);
+            removed++;
+        }
+    }
+    globfree(&g);
+    if (removed && !quiet)
+        printf("resume: %d leftover temporary file%s or folder%s of the cut-off run removed\n",
+               removed, removed == 1 ? "" : "s", removed == 1 ? "" : "s");
+}
+
 static int listed(char *const *names, int n, const char *name)
 {
     for (int i = 0; i < n; i++)
@@ -943,7 +1029,7 @@ int sb_cmd_study(int argc, char **argv)
 {
     char *defines[MAX_DEFINES], *only[MAX_RUNS];
     const char *file = NULL, *out = NULL;
-    int ndefines = 0, nonly = 0, quiet = 0, figures_only = 0, check = 0;
+    int ndefines = 0, nonly = 0, quiet = 0, figures_only = 0, check = 0, resume = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             fputs(usage, stdout);
@@ -960,12 +1046,20 @@ int sb_cmd_study(int argc, char **argv)
             figures_only = 1;
         } else if (!strcmp(argv[i], "--check")) {
             check = 1;
+        } else if (!strcmp(argv[i], "--resume")) {
+            resume = 1;
         } else if (argv[i][0] != '-' && !file) {
             file = argv[i];
         } else {
             fprintf(stderr, "stagebench study: unexpected argument '%s'\n%s", argv[i], usage);
             return 2;
         }
+    }
+    if (file && resume && !out) {
+        fputs("stagebench study: --resume needs --out DIR (the folder of the study to go on "
+              "with)\n",
+              stderr);
+        return 2;
     }
     if (!file || (figures_only && !out)) {
         fputs(figures_only ? "stagebench study: --figures-only needs --out DIR (where the records "
@@ -1004,13 +1098,15 @@ int sb_cmd_study(int argc, char **argv)
         sb_default_run_path(s.name, "", dir, sizeof dir);
     printf("study %s: %d sweeps, %d figures, %d tables, into %s/\n", s.name,
            figures_only ? 0 : s.nruns, s.nfigures, s.ntables, dir);
-    sb_point_outcome total = {0, 0, 0, 0, 0};
+    sb_point_outcome total = {0, 0, 0, 0, 0, 0};
+    if (resume && !figures_only)
+        clean_leftovers(dir, quiet);
     for (int i = 0; i < s.nruns && !figures_only; i++) {
         if (nonly > 0 && !listed(only, nonly, s.runs[i].name))
             continue;
         if (!quiet)
             printf("run %s\n", s.runs[i].name);
-        if (run_sweep(&s, &s.runs[i], w, dir, argc, argv, quiet, &total) != 0) {
+        if (run_sweep(&s, &s.runs[i], w, dir, argc, argv, quiet, resume, &total) != 0) {
             fprintf(stderr, "stagebench study: %s\n", sb_error());
             return 2;
         }
@@ -1040,5 +1136,8 @@ int sb_cmd_study(int argc, char **argv)
            "%d of %d tables; in %s/\n",
            s.name, total.valid, total.invalid, total.failed, total.skipped, drawn, s.nfigures,
            tabled, s.ntables, dir);
+    if (resume)
+        printf("study %s: %d of those records kept from before (--resume)\n", s.name,
+               total.kept);
     return total.invalid || total.failed ? 1 : 0;
 }

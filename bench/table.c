@@ -676,7 +676,8 @@ static int load_sources(loaded *L, const sb_table_source *src, int nsrc, const i
         if (rc != 0)
             return sb_fail("%s: cannot list the records files", pattern);
         for (size_t i = 0; i < g.gl_pathc; i++)
-            if (load_file(L, g.gl_pathv[i], s) != 0) {
+            if (!sb_is_temp_file(g.gl_pathv[i]) && /* a write cut off left it: not records */
+                load_file(L, g.gl_pathv[i], s) != 0) {
                 globfree(&g);
                 return -1;
             }

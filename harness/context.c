@@ -100,6 +100,9 @@ json_t *sb_context_json(int argc, char **argv, const sb_device_info *devices, in
         json_decref(metrics);
     json_object_set_new(measurement, "activity", json_boolean(opt->activity));
     json_object_set_new(measurement, "repetitions", json_integer(opt->repetitions));
+    json_object_set_new(measurement, "isolate", json_boolean(opt->isolate));
+    json_object_set_new(measurement, "variant_timeout_s",
+                        opt->isolate ? json_real(sb_variant_time_limit(opt)) : json_null());
     return json_pack("{s:s, s:s, s:s, s:i, s:i, s:b, s:[], s:[f,f,f], s:s, s:o}", "date", date,
                      "host_name", host, "executable", argc > 0 ? argv[0] : "stagebench",
                      "num_cpus", (int)sysconf(_SC_NPROCESSORS_ONLN), "mhz_per_cpu", (int)cpu_mhz(),

@@ -1,6 +1,7 @@
 #include "json.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,44 @@ int sb_make_parent_dirs(const char *path)
     return 0;
 }
 
+int sb_is_temp_file(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    const char *tmp = NULL;
+    base = base ? base + 1 : path;
+    for (const char *p = strstr(base, ".tmp."); p; p = strstr(p + 1, ".tmp."))
+        tmp = p; /* the last one */
+    if (!tmp || !tmp[5])
+        return 0;
+    for (const char *c = tmp + 5; *c; c++)
+        if (*c < '0' || *c > '9')
+            return 0;
+    return 1;
+}
+
+/* After a rename, the directory entry itself reaches the disk (a crash of the machine, not just
+ * of the process, then finds the new file). Best effort where the file system cannot. */
+static int sync_directory(const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd < 0)
+        return 0;
+    int rc = fsync(fd) != 0 && errno == EIO ? sb_fail("cannot sync directory %s: %s", dir,
+                                                       strerror(errno))
+                                            : 0;
+    close(fd);
+    return rc;
+}
+
 int sb_write_atomic(const char *path, const char *data, size_t len)
 {
     char tmp[4096];
@@ -48,7 +87,7 @@ int sb_write_atomic(const char *path, const char *data, size_t len)
         unlink(tmp);
         return sb_fail("cannot write %s: %s", path, strerror(e));
     }
-    return 0;
+    return sync_directory(path);
 }
 
 int sb_write_stream_atomic(const char *path, int (*fill)(FILE *f, const void *a, const void *b),
@@ -83,6 +122,12 @@ int sb_json_write_atomic(const char *path, const json_t *doc)
 json_t *sb_json_load(const char *path)
 {
     json_error_t e;
+    if (sb_is_temp_file(path)) {
+        sb_fail("%s: a temporary file of a write that was cut off (the records are in the file "
+                "without .tmp.N), not records",
+                path);
+        return NULL;
+    }
     json_t *doc = json_load_file(path, 0, &e);
     if (!doc) {
         if (e.line > 0)

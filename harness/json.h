@@ -11,12 +11,19 @@
 extern "C" {
 #endif
 
+/* path.tmp.<pid>, written, flushed and synced, then renamed over path, and the directory
+ * synced: a process killed at any moment (SIGKILL included) leaves either the old complete file
+ * or the new complete one, and perhaps a path.tmp.<pid> that readers ignore (sb_is_temp_file). */
 int sb_write_atomic(const char *path, const char *data, size_t len);
+/* 1 when path's name ends in .tmp.<digits>: a write's temporary file, never records (a process
+ * killed mid-write leaves one behind; `study --resume` removes them). */
+int sb_is_temp_file(const char *path);
 /* What fill(f, a, b) prints, written to path atomically (nothing on a fill error). */
 int sb_write_stream_atomic(const char *path, int (*fill)(FILE *f, const void *a, const void *b),
                            const void *a, const void *b);
 int sb_json_write_atomic(const char *path, const json_t *doc);
-/* Loads a records file; the message names the file, and the line for syntax errors. */
+/* Loads a records file; the message names the file, and the line for syntax errors. A temporary
+ * file (sb_is_temp_file) is refused. */
 json_t *sb_json_load(const char *path);
 /* Creates the directory part of path (mkdir -p). */
 int sb_make_parent_dirs(const char *path);

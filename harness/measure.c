@@ -23,6 +23,13 @@ void sb_measure_defaults(sb_measure_options *o)
     o->nmetrics = 0;
     o->activity = 1;
     o->repetitions = 1;
+    o->isolate = 0;
+    o->variant_timeout = 0;
+}
+
+double sb_variant_time_limit(const sb_measure_options *o)
+{
+    return o->variant_timeout > 0 ? o->variant_timeout : 10 * o->timeout + 1800;
 }
 
 const char *sb_status_name(sb_status s)
@@ -263,6 +270,33 @@ static void transfers_delta(const sb_transfers *after, const sb_transfers *befor
     delta->peer = after->peer - before->peer;
 }
 
+/* What a record holds before anything ran. */
+static void result_init(sb_result *res, const sb_workload *w, const sb_variant *v,
+                        const sb_params *params, int device, int ndevices, const char *against)
+{
+    int gpu = (v->needs & SB_NEEDS_GPU) != 0;
+    memset(res, 0, sizeof *res);
+    res->workload = w;
+    res->variant = v;
+    res->params = params;
+    res->device = gpu && ndevices > 0 ? device : -1;
+    res->ndevices = gpu ? ndevices : 0;
+    res->validation = "not-run";
+    res->against = against;
+    res->event_timer = gpu;
+    /* "not-run" stays when the benchmark ends before the pass */
+    res->counters.status = res->activity.status = gpu ? "not-run" : "not-applicable";
+    sb_benchmark_name(w, v, params, res->name, sizeof res->name);
+}
+
+void sb_result_failed(sb_result *res, const sb_workload *w, const sb_variant *v,
+                      const sb_params *params, int device, int ndevices, const char *against,
+                      const char *reason)
+{
+    result_init(res, w, v, params, device, ndevices, against);
+    set_reason(res, SB_FAILED, "%s", reason);
+}
+
 int sb_measure(const sb_workload *w, const sb_variant *v, const void *model,
                const sb_params *params, const int *devices, int ndevices,
                const sb_device_info *timed_device, const void *reference, void *out,
@@ -270,19 +304,9 @@ int sb_measure(const sb_workload *w, const sb_variant *v, const void *model,
 {
     sb_session s;
     int gpu = (v->needs & SB_NEEDS_GPU) != 0;
-    memset(res, 0, sizeof *res);
-    res->workload = w;
-    res->variant = v;
-    res->params = params;
-    res->device = gpu && ndevices > 0 ? devices[0] : -1;
-    res->ndevices = gpu ? ndevices : 0;
-    res->validation = "not-run";
-    res->against = reference ? w->reference : NULL;
-    res->event_timer = gpu;
+    result_init(res, w, v, params, ndevices > 0 ? devices[0] : -1, ndevices,
+                reference ? w->reference : NULL);
     res->peak_bw = gpu && timed_device ? timed_device->peak_bw_measured : 0;
-    /* "not-run" stays when the benchmark ends before the pass */
-    res->counters.status = res->activity.status = gpu ? "not-run" : "not-applicable";
-    sb_benchmark_name(w, v, params, res->name, sizeof res->name);
     if (gpu && ndevices == 0) {
         set_reason(res, SB_SKIPPED, "GPU variant skipped: %s", sb_no_device_reason());
         return 0;

@@ -28,7 +28,18 @@ typedef struct sb_measure_options {
     int activity; /* CUPTI activity records over setup and the validation run */
     /* Processes the command runs in, each its own repetition (harness/repeat.h); 1: this one. */
     int repetitions;
+    /* Each variant (on each device) in a process of its own (bench/runner.h): 1 for studies,
+     * 0 for `run` unless --isolate. */
+    int isolate;
+    /* Seconds an isolated variant's process may take before it is killed; 0: the default,
+     * sb_variant_time_limit. */
+    double variant_timeout;
 } sb_measure_options;
+
+/* The time limit of an isolated variant's process: variant_timeout, or 10 x timeout + 30 min by
+ * default (a single run may take minutes: the reference the process makes, its validation run,
+ * warm-up and samples all count). */
+double sb_variant_time_limit(const sb_measure_options *o);
 
 enum {
     SB_COUNTERS_OFF,
@@ -142,6 +153,13 @@ void sb_benchmark_name(const sb_workload *w, const sb_variant *v, const sb_param
                        char *out, size_t cap);
 
 void sb_result_free(sb_result *res);
+
+/* A failed record made without running anything: the variant's process died or hung (an
+ * isolated run), `reason` says how. device: the timed CUDA ordinal, -1 for CPU variants;
+ * ndevices: GPUs it would use; against: the reference variant (NULL when v is it). */
+void sb_result_failed(sb_result *res, const sb_workload *w, const sb_variant *v,
+                      const sb_params *params, int device, int ndevices, const char *against,
+                      const char *reason);
 
 /* Setup, one run, output, teardown: how the reference output is made when the reference is not
  * itself being timed. */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "json.h"
@@ -440,6 +441,15 @@ int sb_records_open(sb_records *r, const char *json_path, json_t *context, const
     return csv_header(r);
 }
 
+/* Both views, each atomically: the CSV first, then the JSON, the commit point (a record in the
+ * JSON has its row in the CSV, whenever the process was killed). */
+static int write_views(sb_records *r)
+{
+    if (sb_write_atomic(r->csv_path, r->csv, r->csv_len) != 0)
+        return -1;
+    return sb_json_write_atomic(r->json_path, r->doc);
+}
+
 int sb_records_add(sb_records *r, const sb_result *res)
 {
     json_t *b = benchmark_json(res);
@@ -447,9 +457,306 @@ int sb_records_add(sb_records *r, const sb_result *res)
         return sb_fail("cannot encode the record of %s", res->name);
     if (csv_row(r, res) != 0)
         return -1;
-    if (sb_json_write_atomic(r->json_path, r->doc) != 0)
+    return write_views(r);
+}
+
+/* ---- records written by another process: resumed, merged ---- */
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    *len = 0;
+    if (!f)
+        return NULL;
+    size_t cap = 0;
+    for (;;) {
+        if (*len + 65536 + 1 > cap) {
+            char *grown = realloc(text, cap = 2 * cap + 65536 + 1);
+            if (!grown) {
+                free(text);
+                fclose(f);
+                return NULL;
+            }
+            text = grown;
+        }
+        size_t got = fread(text + *len, 1, cap - *len - 1, f);
+        *len += got;
+        if (got == 0)
+            break;
+    }
+    fclose(f);
+    text[*len] = '\0';
+    return text;
+}
+
+/* The end of the CSV row starting at `row` (past its newline): rows end at a newline outside
+ * quotes. */
+static const char *csv_row_end(const char *row, const char *end)
+{
+    int quoted = 0;
+    for (const char *c = row; c < end; c++) {
+        if (*c == '"')
+            quoted = !quoted;
+        else if (*c == '\n' && !quoted)
+            return c + 1;
+    }
+    return end;
+}
+
+/* Cell k (0-based) of a CSV row, unquoted, into out ("" past the row's end). */
+static void csv_cell(const char *row, const char *end, int k, char *out, size_t cap)
+{
+    size_t n = 0;
+    const char *c = row;
+    for (int i = 0; i < k && c < end; i++) { /* past k cells */
+        int quoted = 0;
+        for (; c < end && (quoted || (*c != ',' && *c != '\n')); c++)
+            if (*c == '"')
+                quoted = !quoted;
+        c += c < end && *c == ',';
+    }
+    if (c < end && *c == '"') {
+        for (c++; c < end && n + 1 < cap; c++) {
+            if (*c == '"' && c + 1 < end && c[1] == '"')
+                out[n++] = *c++;
+            else if (*c == '"')
+                break;
+            else
+                out[n++] = *c;
+        }
+    } else {
+        for (; c < end && *c != ',' && *c != '\n' && n + 1 < cap; c++)
+            out[n++] = *c;
+    }
+    out[n] = '\0';
+}
+
+/* The CSV row of benchmark b: its name, its sample count and its median as the CSV writes them
+ * (csv_row): a row left by another run into the same file (a run that rewrote it, killed
+ * between its two views) does not match. */
+static int csv_row_is(const char *row, const char *end, json_t *b, int nparams)
+{
+    char cell[1024], median[64] = "";
+    csv_cell(row, end, 0, cell, sizeof cell);
+    if (strcmp(cell, json_string_value(json_object_get(b, "name"))) != 0)
+        return 0;
+    json_t *sb = json_object_get(b, "stagebench");
+    csv_cell(row, end, 6 + nparams, cell, sizeof cell);
+    if (atoi(cell) != (int)json_integer_value(json_object_get(b, "iterations")))
+        return 0;
+    json_t *m = json_object_get(json_object_get(sb, "time"), "median");
+    if (!strcmp(json_string_value(json_object_get(sb, "status")), "valid") && json_is_number(m))
+        snprintf(median, sizeof median, "%.9g", json_number_value(m));
+    csv_cell(row, end, 7 + nparams, cell, sizeof cell);
+    return strcmp(cell, median) == 0;
+}
+
+/* The rows of a CSV text after its header: their starts (rows[i]) and ends. Returns the count,
+ * or -1 out of memory; *header_len is the header's length with its newline. */
+static int csv_split(const char *text, size_t len, const char ***starts, const char ***ends,
+                     size_t *header_len)
+{
+    const char *end = text + len, *c = csv_row_end(text, end);
+    *header_len = (size_t)(c - text);
+    int n = 0, cap = 0;
+    *starts = *ends = NULL;
+    while (c < end) {
+        const char *next = csv_row_end(c, end);
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            const char **s = realloc(*starts, (size_t)cap * sizeof *s);
+            if (s)
+                *starts = s;
+            const char **e = realloc(*ends, (size_t)cap * sizeof *e);
+            if (e)
+                *ends = e;
+            if (!s || !e)
+                return -1;
+        }
+        (*starts)[n] = c;
+        (*ends)[n++] = next;
+        c = next;
+    }
+    return n;
+}
+
+static const char *benchmark_status(json_t *b)
+{
+    return json_string_value(json_object_get(json_object_get(b, "stagebench"), "status"));
+}
+
+/* Device facts only a process that used the device measured (its DRAM peak): an isolated
+ * run's parent takes them from its children's contexts. */
+static void take_measured_peaks(json_t *context, json_t *child_context)
+{
+    json_t *mine = json_object_get(json_object_get(context, "stagebench"), "devices");
+    json_t *theirs = json_object_get(json_object_get(child_context, "stagebench"), "devices");
+    size_t i;
+    json_t *d;
+    json_array_foreach(mine, i, d) {
+        json_t *t = json_array_get(theirs, i);
+        double peak = json_number_value(json_object_get(t, "peak_dram_bytes_per_second"));
+        if (json_number_value(json_object_get(d, "peak_dram_bytes_per_second")) <= 0 &&
+            peak > 0 &&
+            json_integer_value(json_object_get(d, "ordinal")) ==
+                json_integer_value(json_object_get(t, "ordinal")))
+            json_object_set_new(d, "peak_dram_bytes_per_second", json_real(peak));
+    }
+}
+
+int sb_records_merge(sb_records *r, const char *child_json, int counts[4])
+{
+    static const char *names[] = {"valid", "invalid", "failed", "skipped"};
+    if (access(child_json, R_OK) != 0)
+        return 0;
+    json_t *child = sb_json_load(child_json);
+    json_t *list = json_object_get(child, "benchmarks");
+    if (!child || !json_is_array(list) || json_array_size(list) == 0) {
+        json_decref(child);
+        return 0; /* nothing usable: the caller records the process' end */
+    }
+    char csv_path[4096];
+    size_t len = strlen(child_json), csv_len = 0, header_len = 0;
+    snprintf(csv_path, sizeof csv_path, "%.*s.csv",
+             (int)(len > 5 && !strcmp(child_json + len - 5, ".json") ? len - 5 : len), child_json);
+    char *csv = read_file(csv_path, &csv_len);
+    const char **starts = NULL, **ends = NULL;
+    int nrows = csv ? csv_split(csv, csv_len, &starts, &ends, &header_len) : 0;
+    int rc = nrows < 0 ? sb_fail("out of host memory merging %s", child_json) : 0;
+    for (int i = 0; rc == 0 && i < nrows; i++)
+        rc = csv_append(r, "%.*s", (int)(ends[i] - starts[i]), starts[i]);
+    size_t i;
+    json_t *b;
+    json_array_foreach(list, i, b) {
+        if (rc != 0)
+            break;
+        const char *status = benchmark_status(b);
+        for (int k = 0; status && k < 4; k++)
+            counts[k] += !strcmp(status, names[k]);
+        if (json_array_append(r->benchmarks, b) != 0)
+            rc = sb_fail("out of host memory merging %s", child_json);
+    }
+    if (rc == 0) {
+        take_measured_peaks(json_object_get(r->doc, "context"),
+                            json_object_get(child, "context"));
+        rc = write_views(r);
+    }
+    int merged = (int)json_array_size(list);
+    free(starts);
+    free(ends);
+    free(csv);
+    json_decref(child);
+    return rc == 0 ? merged : -1;
+}
+
+const char *sb_records_find(const sb_records *r, const char *name, const sb_params *params)
+{
+    size_t i;
+    json_t *b;
+    json_array_foreach(r->benchmarks, i, b) {
+        if (i >= r->nkept)
+            break;
+        const char *n = json_string_value(json_object_get(b, "name"));
+        json_t *p = json_object_get(json_object_get(b, "stagebench"), "params");
+        if (!n || strcmp(n, name) != 0)
+            continue;
+        int same = 1;
+        for (int k = 0; same && k < params->n; k++) {
+            const char *text = json_string_value(json_object_get(p, params->decls[k].name));
+            same = text && strcmp(text, params->v[k].text) == 0;
+        }
+        if (same)
+            return benchmark_status(b);
+    }
+    return NULL;
+}
+
+int sb_records_resume(sb_records *r, const char *json_path, json_t *context,
+                      const sb_workload *w, int *kept, int *dropped)
+{
+    *kept = *dropped = 0;
+    if (sb_records_open(r, json_path, context, w) != 0)
         return -1;
-    return sb_write_atomic(r->csv_path, r->csv, r->csv_len);
+    if (access(json_path, F_OK) != 0)
+        return 0; /* nothing yet: a fresh start */
+    json_t *old = sb_json_load(json_path);
+    json_t *list = json_object_get(old, "benchmarks"), *old_context = json_object_get(old, "context");
+    if (!old)
+        return sb_fail_context("cannot resume from %s (move it away, or run without --resume)",
+                               json_path);
+    if (!json_is_array(list) || !json_is_object(old_context)) {
+        json_decref(old);
+        return sb_fail("%s: not a records file (no context and benchmarks): cannot resume from "
+                       "it; move it away, or run without --resume",
+                       json_path);
+    }
+    size_t csv_len = 0, header_len = 0;
+    char *csv = read_file(r->csv_path, &csv_len);
+    const char **starts = NULL, **ends = NULL;
+    int nrows = csv ? csv_split(csv, csv_len, &starts, &ends, &header_len) : 0;
+    char *used = calloc((size_t)nrows + 1, 1);
+    int rc = nrows < 0 || !used ? sb_fail("out of host memory resuming %s", json_path) : 0;
+    if (rc == 0 && csv && (header_len != r->csv_len || memcmp(csv, r->csv, header_len) != 0))
+        rc = sb_fail("%s: its columns are not this version's (%s's header differs): cannot "
+                     "resume from it; move it away, or run without --resume",
+                     json_path, r->csv_path);
+    size_t i;
+    json_t *b;
+    json_array_foreach(list, i, b) {
+        if (rc != 0)
+            break;
+        const char *status = benchmark_status(b), *name = json_string_value(json_object_get(b, "name"));
+        const char *workload = json_string_value(
+            json_object_get(json_object_get(b, "stagebench"), "workload"));
+        if (!status || !name || !workload || strcmp(workload, w->name) != 0) {
+            rc = sb_fail("%s: benchmark %zu is not a record of %s (%s): cannot resume from it",
+                         json_path, i, w->name,
+                         json_is_string(json_object_get(b, "run_type")) &&
+                                 strcmp(json_string_value(json_object_get(b, "run_type")),
+                                        "iteration")
+                             ? "an aggregate of repetitions"
+                             : "another workload's, or not stagebench's");
+            break;
+        }
+        int row = -1;
+        for (int k = 0; k < nrows && row < 0; k++)
+            if (!used[k] && csv_row_is(starts[k], ends[k], b, w->nparams))
+                row = k;
+        /* a failed record is run again; one without its CSV row too (its view was cut off, or
+         * holds another run's rows) */
+        if (!strcmp(status, "failed") || row < 0) {
+            ++*dropped;
+            continue;
+        }
+        used[row] = 1;
+        if (json_array_append(r->benchmarks, b) != 0 ||
+            csv_append(r, "%.*s", (int)(ends[row] - starts[row]), starts[row]) != 0)
+            rc = sb_fail("out of host memory resuming %s", json_path);
+        ++*kept;
+    }
+    r->nkept = json_array_size(r->benchmarks);
+    if (rc == 0) { /* the first session's context, and a line per resumption */
+        json_t *now = json_object_get(r->doc, "context"), *ctx = json_deep_copy(old_context);
+        json_t *sb = json_object_get(ctx, "stagebench"), *resumed = json_object_get(sb, "resumed");
+        json_t *now_sb = json_object_get(now, "stagebench");
+        if (!json_is_array(resumed))
+            json_object_set_new(sb, "resumed", resumed = json_array());
+        json_array_append_new(
+            resumed, json_pack("{s:O?, s:O?, s:O?, s:O?, s:i, s:i}", "date",
+                               json_object_get(now, "date"), "command",
+                               json_object_get(now_sb, "command"), "load_avg",
+                               json_object_get(now, "load_avg"), "measurement",
+                               json_object_get(now_sb, "measurement"), "kept", *kept,
+                               "run_again", *dropped));
+        json_object_set_new(r->doc, "context", ctx);
+    }
+    free(used);
+    free(starts);
+    free(ends);
+    free(csv);
+    json_decref(old);
+    return rc;
 }
 
 void sb_records_close(sb_records *r)

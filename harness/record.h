@@ -1,6 +1,7 @@
 /* Records: one JSON document per run (Google Benchmark's shape plus a "stagebench" object; see
  * results/SCHEMA.md) and a CSV view of the same rows. Both files are rewritten atomically after
- * every finished benchmark, so a run that fails half way keeps what it finished. */
+ * every finished benchmark (the CSV, then the JSON), so a run that fails half way, or is killed,
+ * keeps what it finished. */
 #ifndef SB_RECORD_H
 #define SB_RECORD_H
 
@@ -18,6 +19,7 @@ typedef struct sb_records {
     const sb_workload *workload;
     char *csv;
     size_t csv_len, csv_cap;
+    size_t nkept; /* the first records, kept from an earlier session (sb_records_resume) */
 } sb_records;
 
 /* Takes ownership of context. The CSV goes beside json_path with the extension .csv. */
@@ -25,6 +27,22 @@ int sb_records_open(sb_records *r, const char *json_path, json_t *context,
                     const sb_workload *w);
 int sb_records_add(sb_records *r, const sb_result *res);
 void sb_records_close(sb_records *r);
+
+/* Opens json_path to go on where an earlier session stopped (`study --resume`): its records are
+ * kept, but failed ones and any whose CSV row is missing (`kept` and `dropped` count them, and
+ * the dropped ones are to be run again); the file keeps its first context, with this session
+ * added to context.stagebench.resumed. A missing file is a fresh start (sb_records_open). -1
+ * with a message when the file is not this workload's records or its CSV has other columns. */
+int sb_records_resume(sb_records *r, const char *json_path, json_t *context,
+                      const sb_workload *w, int *kept, int *dropped);
+/* The status ("valid", ...) of the record kept from an earlier session (sb_records_resume)
+ * named `name` at exactly these parameters, or NULL. */
+const char *sb_records_find(const sb_records *r, const char *name, const sb_params *params);
+/* Appends the records another process wrote to child_json (and its CSV rows) and rewrites both
+ * views; devices whose DRAM peak this file lacks take the child's. counts[status] is increased
+ * per record merged. Returns the number merged (0: no such file, or one without records), -1
+ * on a write error. */
+int sb_records_merge(sb_records *r, const char *child_json, int counts[4]);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,9 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
+#include <time.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +15,7 @@
 #include "error.h"
 #include "json.h"
 #include "stats.h"
+#include "variant.h"
 
 int sb_repetition_index(int *count)
 {
@@ -60,6 +64,87 @@ static int run_self(char *const argv[], const char *repetition, const char *what
         if (errno != EINTR)
             return sb_fail("waiting for %s: %s", what, strerror(errno));
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int sb_run_isolated(char *const argv[], const char *env_name, const char *env_value,
+                    double limit_s, sb_child_end *end)
+{
+    char self[4096];
+    memset(end, 0, sizeof *end);
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0)
+        return sb_fail("cannot find this executable (/proc/self/exe: %s) to isolate a variant",
+                       strerror(errno));
+    self[len] = '\0';
+    fflush(NULL);
+    pid_t parent = getpid();
+    double start = sb_now();
+    pid_t pid = fork();
+    if (pid < 0)
+        return sb_fail("cannot start a variant's process: %s", strerror(errno));
+    if (pid == 0) {
+        /* A group of its own (the time limit kills it whole), and killed with its parent: a
+         * parent killed with SIGKILL leaves no variant running on. */
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(127);
+        if (env_name)
+            setenv(env_name, env_value ? env_value : "", 1);
+        execv(self, argv);
+        fprintf(stderr, "stagebench: cannot run %s: %s\n", self, strerror(errno));
+        _exit(127);
+    }
+    setpgid(pid, pid); /* as the child does: whichever runs first */
+    int status = 0;
+    for (long polls = 0;; polls++) {
+        /* ended, not yet reaped (WNOWAIT): its pid, the group's id, cannot be taken by another */
+        siginfo_t info;
+        memset(&info, 0, sizeof info);
+        int got = waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT);
+        if (got == 0 && info.si_pid == pid)
+            break;
+        if (got < 0 && errno != EINTR) {
+            kill(-pid, SIGKILL);
+            return sb_fail("waiting for a variant's process: %s", strerror(errno));
+        }
+        if (limit_s > 0 && sb_now() - start > limit_s) {
+            end->timed_out = 1;
+            break;
+        }
+        /* 1 ms polls for the first 0.1 s (short variants), then 20 ms */
+        struct timespec nap = {0, polls < 100 ? 1000000L : 20000000L};
+        nanosleep(&nap, NULL);
+    }
+    kill(-pid, SIGKILL); /* at the time limit; else what it started and left in its group */
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    end->seconds = sb_now() - start;
+    if (end->timed_out && WIFEXITED(status))
+        end->timed_out = 0; /* it ended on its own just then */
+    if (WIFSIGNALED(status))
+        end->signal = WTERMSIG(status);
+    else
+        end->status = WEXITSTATUS(status);
+    end->exited = !end->timed_out && WIFEXITED(status);
+    return 0;
+}
+
+const char *sb_signal_name(int sig)
+{
+    static const struct {
+        int sig;
+        const char *name;
+    } names[] = {{SIGSEGV, "SIGSEGV"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},
+                 {SIGFPE, "SIGFPE"},   {SIGILL, "SIGILL"},   {SIGKILL, "SIGKILL"},
+                 {SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"},   {SIGHUP, "SIGHUP"},
+                 {SIGQUIT, "SIGQUIT"}, {SIGPIPE, "SIGPIPE"}, {SIGTRAP, "SIGTRAP"},
+                 {SIGSYS, "SIGSYS"},   {SIGXCPU, "SIGXCPU"}, {SIGALRM, "SIGALRM"},
+                 {SIGUSR1, "SIGUSR1"}, {SIGUSR2, "SIGUSR2"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].sig == sig)
+            return names[i].name;
+    return "a signal";
 }
 
 int sb_run_repetition(char *const argv[], int k, int n)

@@ -27,6 +27,25 @@ int sb_run_repetition(char *const argv[], int k, int n);
  * repetition, and waits: its exit status as sb_run_repetition's; `what` names it in messages. */
 int sb_run_self(char *const argv[], const char *what);
 
+/* How an isolated variant's process ended. */
+typedef struct sb_child_end {
+    int exited;    /* it exited (status holds the code) */
+    int status;    /* exit code */
+    int signal;    /* the signal that ended it, 0 if none (a time limit's SIGKILL counts) */
+    int timed_out; /* killed at the time limit */
+    double seconds;
+} sb_child_end;
+
+/* Runs argv (argv[0] replaced by this executable) in a process group of its own, with
+ * env_name=env_value in its environment, and waits at most limit_s seconds (0: no limit): past
+ * it the whole group is killed (SIGKILL). The child dies with this process (PR_SET_PDEATHSIG),
+ * so a parent killed at any moment leaves no variant running. -1 with a message when it could
+ * not start; otherwise 0 and *end says how it ended. */
+int sb_run_isolated(char *const argv[], const char *env_name, const char *env_value,
+                    double limit_s, sb_child_end *end);
+/* "SIGSEGV" for 11, ...; "a signal" for the unusual. */
+const char *sb_signal_name(int sig);
+
 /* Merges the records files paths[0..n-1] (repetitions 0..n-1 of one command; a missing one is
  * a repetition that wrote nothing and is left out) into out_json and its CSV beside it, both
  * written atomically. `total` is the number of repetitions asked for. Returns the number of
