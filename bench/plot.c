@@ -256,6 +256,8 @@ static int load_records(plot *p)
 
     p->docs = calloc((size_t)r->ninputs, sizeof *p->docs);
     p->machines = calloc((size_t)r->ninputs + 1, sizeof *p->machines);
+    if (!p->docs || !p->machines)
+        return sb_fail("%s: out of host memory", p->inputs);
     for (int i = 0; i < r->ninputs; i++) {
         json_t *doc = sb_json_load(r->inputs[i]);
         if (!doc)
@@ -1120,6 +1122,7 @@ done:
     for (int i = 0; i < p.ndocs; i++)
         json_decref(p.docs[i]);
     free(p.docs);
+    free(p.machines);
     return rc;
 }
 

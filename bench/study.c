@@ -196,7 +196,7 @@ static int expand(const study *s, const char *in, char *out, size_t cap, int lin
         if (in[0] == '$' && in[1] == '{') {
             const char *close = strchr(in, '}');
             if (!close)
-                return sb_fail("%s:%d: unclosed ${ in '%s'", s->path, line, in);
+                return sb_fail("%s:%d: unclosed ${ in '%s'; write ${NAME}", s->path, line, in);
             int found = 0;
             for (int i = 0; i < s->ndefines && !found; i++)
                 if (strlen(s->keys[i]) == (size_t)(close - in - 2) &&
@@ -344,6 +344,14 @@ static int parse(study *s, const char *path, char **defines, int ndefines)
     sb_table *table = NULL; /* the table whose row, published, explain and note lines follow */
     for (int line = 1; rc == 0 && fgets(raw, sizeof raw, f); line++) {
         char *w[MAX_WORDS];
+        size_t len = strlen(raw);
+        if (len == sizeof raw - 1 && raw[len - 1] != '\n' && !feof(f)) {
+            rc = sb_fail("%s:%d: a line longer than %zu characters; split it", path, line,
+                         sizeof raw - 2);
+            break;
+        }
+        while (len > 0 && (raw[len - 1] == '\n' || raw[len - 1] == '\r'))
+            raw[--len] = '\0'; /* messages quote the line: one line each */
         if ((rc = expand(s, raw, text, sizeof text, line)))
             break;
         int n = split(text, w);

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "harness/error.h"
 #include "variants/angio/model.h"
@@ -349,6 +351,66 @@ static void test_counts(void **state)
     assert_read_fails("tubes_neg.txt", HEAD "cells 1\n" CELL "tubes -1\n", 5, "M '-1'");
 }
 
+/* Found by fuzzing (tests/fuzz/corpus/angio_state/regress-oom-cells-announced.txt): a file that
+ * announced 2^26 cells took their 4 GiB at the count, before a single cell line. The arrays now
+ * grow with the lines given: under an address-space limit of 256 MiB above what the process
+ * has, the largest counts are refused at the end of a short file as before. (Not under
+ * AddressSanitizer, whose shadow memory needs the address space.) */
+static void test_counts_grow_with_lines(void **state)
+{
+    (void)state;
+    const char *text = HEAD "cells 67108864\n" CELL CELL;
+#if !defined(__SANITIZE_ADDRESS__)
+    struct rlimit old, cap;
+    unsigned long pages = 0;
+    FILE *statm = fopen("/proc/self/statm", "r");
+    int limited = statm && fscanf(statm, "%lu", &pages) == 1 && getrlimit(RLIMIT_AS, &old) == 0;
+    if (statm)
+        fclose(statm);
+    if (limited) {
+        cap = old;
+        cap.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)256 << 20);
+        limited = setrlimit(RLIMIT_AS, &cap) == 0;
+    }
+#endif
+    assert_read_fails("announced.txt", text, 3,
+                      "'cells 67108864' announces 67108864 cell lines but the file ends after 2");
+    assert_read_fails("announced_tubes.txt", HEAD "cells 1\n" CELL "tubes 4194304\n" TUBE, 5,
+                      "'tubes 4194304' announces 4194304 tube lines but the file ends after 1");
+#if !defined(__SANITIZE_ADDRESS__)
+    if (limited)
+        setrlimit(RLIMIT_AS, &old);
+#endif
+    /* 4097 cells: the array grows past its first 4096 */
+    size_t n = 4097, len = strlen(HEAD) + 32 + n * strlen(CELL) + 16;
+    char *big = malloc(len), *p = big;
+    assert_non_null(big);
+    p += sprintf(p, HEAD "cells %zu\n", n);
+    for (size_t i = 0; i < n; i++)
+        p += sprintf(p, "%s", CELL);
+    sprintf(p, "tubes 0\n");
+    ag_model m;
+    read_ok(write_case("grown.txt", big), &m);
+    assert_int_equal(m.ncells, (int)n);
+    assert_int_equal(m.cells[n - 1].id, (int)n - 1);
+    assert_true(m.cells[n - 1].f[0] == 0 && m.cells[n - 1].p == 0); /* zero past the lines */
+    free_model(&m);
+    free(big);
+}
+
+/* Found by fuzzing (tests/fuzz/corpus/angio_state/regress-side-boxes-int.txt): a side of 1.7e14
+ * um made 1.4e13 boxes a side, converted to an int before the check against 1024 (undefined
+ * behaviour, caught by UBSan). */
+static void test_side_too_many_boxes(void **state)
+{
+    (void)state;
+    assert_read_fails("side_huge.txt", "angio-state 1\r\nside 167108867108864\r\ncells 1\r\n"
+                      "50 50 50 5 1 0 new 0 0\r\ntubes 0\r\n", 0,
+                      "a domain of side 1.67109e+14 um holds 1392573");
+    assert_non_null(strstr(sb_error(), " boxes a side (at most 1024): use fewer cells or a "
+                                       "higher density"));
+}
+
 static void test_fields(void **state)
 {
     (void)state;
@@ -455,6 +517,8 @@ int main(void)
         cmocka_unit_test(test_header),
         cmocka_unit_test(test_order),
         cmocka_unit_test(test_counts),
+        cmocka_unit_test(test_counts_grow_with_lines),
+        cmocka_unit_test(test_side_too_many_boxes),
         cmocka_unit_test(test_fields),
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_write_refuses),

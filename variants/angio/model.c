@@ -21,13 +21,13 @@ int ag_model_set_domain(ag_model *m, float side)
     float edge = m->laws.k_c * 2 * m->r_max, tube = m->laws.k_c * (m->r_max + m->tube_r_max);
     if (tube > edge)
         edge = tube;
-    int nbox = edge > 0 ? (int)floorf(side / edge) : 1;
-    if (nbox < 1)
-        nbox = 1;
-    if (nbox > 1024)
-        return sb_fail("a domain of side %g um holds %d boxes a side (at most 1024): use fewer "
+    /* in float until it is known to fit an int (a side of 1e13 um over an edge of 10) */
+    float boxes = edge > 0 ? floorf(side / edge) : 1;
+    if (boxes > 1024)
+        return sb_fail("a domain of side %g um holds %.0f boxes a side (at most 1024): use fewer "
                        "cells or a higher density",
-                       (double)side, nbox);
+                       (double)side, (double)boxes);
+    int nbox = boxes < 1 ? 1 : (int)boxes;
     m->side = side;
     m->nbox = nbox;
     m->box_edge = side / (float)nbox;

@@ -76,6 +76,7 @@ typedef struct parser {
     int section;         /* K_CELLS or K_TUBES once its count is read; -1 before */
     long ncells, ntubes; /* as announced */
     long got;            /* lines read of the current section */
+    long room;           /* entries the current section's array holds */
     ag_cell *cells;
     ag_tube *tubes;
 } parser;
@@ -195,21 +196,39 @@ static int parse_statement(parser *p, int k, char **f, int n)
          * cells measures nothing. */
         if (read_count(p, "N", f[1], 1, MAX_CELLS, &p->ncells) != 0)
             return -1;
-        /* calloc: ids are set per line, the step's results (f, dc, da, p) start at zero */
-        p->cells = calloc((size_t)p->ncells, sizeof *p->cells);
-        if (!p->cells)
-            return fail_at(p, "out of host memory for %ld cells", p->ncells);
         break;
     default: /* K_TUBES */
         if (read_count(p, "M", f[1], 0, MAX_TUBES, &p->ntubes) != 0)
             return -1;
-        if (p->ntubes > 0 && !(p->tubes = calloc((size_t)p->ntubes, sizeof *p->tubes)))
-            return fail_at(p, "out of host memory for %ld tubes", p->ntubes);
         break;
     }
     p->section = k;
     p->got = 0;
+    p->room = 0;
     return 0;
+}
+
+/* `array` (of the current section, entries of `size` bytes) with room for one more line; NULL
+ * when out of memory (the message said; the array stays as it was). The arrays grow with the
+ * lines given, not to the count announced: a short file that announces 2^26 cells is refused at
+ * its end without first taking 4 GiB. New entries are zero (ids are set per line, a step's
+ * results start at zero). */
+static void *make_room(parser *p, void *array, size_t size, const char *what)
+{
+    if (p->got < p->room)
+        return array;
+    long grown = p->room < 4096 ? 4096 : 2 * p->room;
+    if (grown > announced(p))
+        grown = announced(p);
+    char *bigger = realloc(array, (size_t)grown * size);
+    if (!bigger) {
+        fail_at(p, "out of host memory for %ld %s (%.1f MiB); free memory or give fewer", grown,
+                what, (double)grown * (double)size / (1 << 20));
+        return NULL;
+    }
+    memset(bigger + (size_t)p->room * size, 0, (size_t)(grown - p->room) * size);
+    p->room = grown;
+    return bigger;
 }
 
 static int parse_cell(parser *p, char **f, int n)
@@ -217,6 +236,10 @@ static int parse_cell(parser *p, char **f, int n)
     if (n != DATA_FIELDS)
         return fail_at(p, "a cell line needs %d fields, '" CELL_FIELDS "'; this one has %d",
                        DATA_FIELDS, n);
+    ag_cell *cells = make_room(p, p->cells, sizeof *p->cells, "cells");
+    if (!cells)
+        return -1;
+    p->cells = cells;
     ag_cell *c = &p->cells[p->got];
     float *to[DATA_FIELDS] = {&c->x[0], &c->x[1], &c->x[2], &c->r,    &c->c,
                               &c->a,    NULL,     &c->age,  &c->t_low};
@@ -236,6 +259,10 @@ static int parse_tube(parser *p, char **f, int n)
     if (n != DATA_FIELDS)
         return fail_at(p, "a tube line needs %d fields, '" TUBE_FIELDS "'; this one has %d",
                        DATA_FIELDS, n);
+    ag_tube *tubes = make_room(p, p->tubes, sizeof *p->tubes, "tubes");
+    if (!tubes)
+        return -1;
+    p->tubes = tubes;
     ag_tube *t = &p->tubes[p->got];
     float *to[DATA_FIELDS] = {&t->p0[0], &t->p0[1], &t->p0[2], &t->p1[0], &t->p1[1],
                               &t->p1[2], &t->r0,    &t->r1,    &t->cb};
