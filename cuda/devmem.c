@@ -7,18 +7,6 @@
 #include "../harness/variant.h"
 #include "check.h"
 
-const char *sb_format_bytes(double bytes, char *buf, size_t cap)
-{
-    const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (bytes >= 1024.0 && u < 4) {
-        bytes /= 1024.0;
-        u++;
-    }
-    snprintf(buf, cap, u == 0 ? "%.0f %s" : "%.2f %s", bytes, unit[u]);
-    return buf;
-}
-
 int sb_dev_check_fits(int device, size_t bytes, const char *what)
 {
     size_t free_bytes = 0, total_bytes = 0;

@@ -45,7 +45,7 @@ int sb_copy(sb_transfers *x, void *dst, const void *src, size_t bytes, enum cuda
 int sb_copy_peer(sb_transfers *x, void *dst, int dst_device, const void *src, int src_device,
                  size_t bytes, cudaStream_t stream);
 
-/* "1.50 GiB" */
+/* "1.50 GiB" (harness/hostmem.c) */
 const char *sb_format_bytes(double bytes, char *buf, size_t cap);
 
 #ifdef __cplusplus

@@ -656,6 +656,46 @@ static void test_region_errors(void **state)
                        "transition from 'c' into itself; use 'diffusion A c D'");
 }
 
+/* A lattice whose run would not fit the host's memory is refused at its line, before anything
+ * is allocated, with the needed and available sizes; $SB_HOST_MEMORY (a smaller host) too. */
+static void test_host_memory(void **state)
+{
+    (void)state;
+    /* 2^38 sites: at least 17 bytes a site (4.25 TiB), more than any host has */
+    assert_parse_fails("huge.txt", "# a comment\nlattice 8192 8192 4096\nspacing 1e-8\n"
+                       "timestep 1e-6\nspecies A\n", 2,
+                       "needs 4.25 TiB of host memory for a 8192 x 8192 x 4096 lattice even in the "
+                       "smallest site format, 4 bytes");
+    assert_non_null(strstr(sb_error(), ", and the host has "));
+    assert_non_null(strstr(sb_error(), " free: use a smaller lattice"));
+    /* 64^3 sites fit 1 MiB no more: 17 B a site at least (a byte of type, four lattices) */
+    const char *text = "lattice 64 64 64\nspacing 1e-8\ntimestep 1e-6\nspecies A\n";
+    setenv("SB_HOST_MEMORY", "1M", 1);
+    assert_parse_fails("small_host.txt", text, 1,
+                       "needs 4.25 MiB of host memory for a 64 x 64 x 64 lattice even in the "
+                       "smallest site format, 4 bytes (its site types, the initial lattice, the "
+                       "two outputs kept for validation and a working lattice), and the host "
+                       "has 1.00 MiB free "
+                       "(as $SB_HOST_MEMORY says): use a smaller lattice");
+    /* the format and the samples counted once they are known: byte16 needs 65 B a site */
+    setenv("SB_HOST_MEMORY", "8M", 1);
+    const char *path = write_case("byte16.txt", text);
+    rd_model m;
+    sb_error_clear();
+    assert_int_equal(rd_parse_model(&m, path, RD_BYTE16, 1, 10, 0), -1);
+    assert_null(m.types);
+    assert_error_names(path, 0, "needs 16.25 MiB of host memory for a 64 x 64 x 64 lattice of "
+                       "16-byte sites");
+    parse_ok(path, RD_PACKED32, 1, &m);
+    rd_model_free(&m);
+    /* samples past an int: refused, not wrapped */
+    unsetenv("SB_HOST_MEMORY");
+    sb_error_clear();
+    assert_int_equal(rd_parse_model(&m, path, RD_PACKED32, 1, 1LL << 40, 1), -1);
+    assert_error_names(path, 0, "1099511627776 steps sampled every 1 make 1099511627777 "
+                       "samples, more than 2147483647: raise sample_steps");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -679,6 +719,7 @@ int main(void)
         cmocka_unit_test(test_placement_errors),
         cmocka_unit_test(test_reaction_errors),
         cmocka_unit_test(test_region_errors),
+        cmocka_unit_test(test_host_memory),
     };
     return cmocka_run_group_tests_name("rdme_parse", tests, make_tmpdir, remove_tmpdir) ? 1 : 0;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../harness/error.h"
+#include "../../harness/hostmem.h"
 #include "../../harness/json.h"
 #include "../../harness/variant.h"
 #include "model.h"
@@ -64,6 +65,21 @@ static double given_or(const sb_params *p, const char *name, double fallback)
     return sb_param_is_set(p, name) ? sb_param_num(p, name) : fallback;
 }
 
+/* Refuses, before allocating, a run whose host memory would not fit: the model's cells and
+ * tubes, the two outputs the harness keeps for validation (max_cells cells each) and a CPU
+ * stage's state (max_cells cells, their daughters and box lists). */
+static int check_host(double cells, double tubes, double max_cells)
+{
+    double per_slot = 2 * sizeof(ag_cell)                     /* the outputs */
+                      + 2 * sizeof(ag_cell) + 3 * sizeof(int); /* a stage's cells, daughters, lists */
+    double bytes = cells * sizeof(ag_cell) + tubes * sizeof(ag_tube) + max_cells * per_slot +
+                   2 * (tubes + 1) * sizeof(float);
+    char what[160];
+    snprintf(what, sizeof what, "%.0f cells (max_cells %.0f) and %.0f tubes", cells, max_cells,
+             tubes);
+    return sb_host_check_fits(bytes, what, "lower cells or max_cells") ? -1 : 0;
+}
+
 static int load(const sb_params *p, void **out)
 {
     ag_model *m = calloc(1, sizeof *m);
@@ -93,25 +109,30 @@ static int load(const sb_params *p, void **out)
     m->seed = (uint32_t)sb_param_num(p, "seed");
     m->steps = (long long)given_or(p, "steps", quiet ? 1 : 600);
     float radius = num(p, "radius"), density = num(p, "density");
-    int rc;
-    if (strcmp(scenario, "file") == 0) {
+    int rc, file = strcmp(scenario, "file") == 0, tubes = strcmp(scenario, "tubes") == 0;
+    double factor = tumour ? 16.0 : 2.0; /* max_cells' default, times the cells at the start */
+    int cells = (int)given_or(p, "cells", tubes ? 262144 : tumour ? 1000 : 65536);
+    int ntubes = (int)given_or(p, "tubes", tubes ? 1000 : tumour ? 16 : 0);
+    if (file) {
         rc = sb_param_is_set(p, "state")
                  ? ag_state_read(m, sb_param_text(p, "state"))
                  : sb_fail("scenario=file needs --param state=FILE (format: "
                            "variants/angio/STATE-FORMAT.md)");
-    } else if (strcmp(scenario, "tubes") == 0)
-        rc = ag_build_tubes(m, (int)given_or(p, "cells", 262144), radius, density,
-                            (int)given_or(p, "tubes", 1000));
+    } else if ((rc = check_host(cells, ntubes, given_or(p, "max_cells", factor * cells))) != 0)
+        ;
+    else if (tubes)
+        rc = ag_build_tubes(m, cells, radius, density, ntubes);
     else if (tumour)
-        rc = ag_build_tumour(m, (int)given_or(p, "cells", 1000), radius, density,
-                             (int)given_or(p, "tubes", 16));
+        rc = ag_build_tumour(m, cells, radius, density, ntubes);
     else
-        rc = ag_build_random_cells(m, (int)given_or(p, "cells", 65536), radius, density);
+        rc = ag_build_random_cells(m, cells, radius, density);
     if (rc == 0) {
-        m->max_cells = (int)given_or(p, "max_cells", (tumour ? 16.0 : 2.0) * m->ncells);
+        m->max_cells = (int)given_or(p, "max_cells", factor * m->ncells);
         if (m->max_cells < m->ncells)
             rc = sb_fail("max_cells=%d is below the %d cells the scenario starts with",
                          m->max_cells, m->ncells);
+        else if (file) /* the file's cells are read: the rest of the run */
+            rc = check_host(m->ncells, m->ntubes, m->max_cells);
     }
     if (rc != 0) {
         ag_model_free(m);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../../harness/error.h"
+#include "../../harness/hostmem.h"
 #include "../../harness/json.h"
 #include "../../harness/variant.h"
 #include "model.h"
@@ -24,10 +25,16 @@ void cp_payload_fill(uint8_t *buf, const cp_model *m)
 
 static int load(const sb_params *p, void **out)
 {
+    double bytes = sb_param_num(p, "bytes");
+    /* Refused before allocating: the two outputs the harness keeps for validation and a stage's
+     * two buffers (the reference's source and destination; a GPU stage's pinned payload). */
+    if (sb_host_check_fits(4 * bytes, "a payload's two outputs and a stage's two buffers",
+                           "lower bytes") != 0)
+        return -1;
     cp_model *m = malloc(sizeof *m);
     if (!m)
         return sb_fail("out of host memory");
-    m->bytes = (size_t)sb_param_num(p, "bytes");
+    m->bytes = (size_t)bytes;
     m->seed = (uint32_t)sb_param_num(p, "seed");
     *out = m;
     return 0;

@@ -3,11 +3,13 @@
 
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../../harness/error.h"
+#include "../../harness/hostmem.h"
 #include "physics.h"
 
 static size_t cells_of(const mm_model *m)
@@ -563,20 +565,16 @@ void mm_sim_output(const mm_sim *s, mm_output *o)
 /* ---- the CPU stages ---- */
 
 /* Whether the stage's M_b (and AB2's rates), with the two copies the harness holds for
- * validation (the reference's output and this stage's), fit in the host's memory: refused before
- * the system starts swapping or killing. */
+ * validation (the reference's output and this stage's), fit in the host's memory available now:
+ * refused before the system starts swapping or killing. */
 static int fits_host(const mm_model *m)
 {
-    double need = (m->ab2 ? 4 : 3) * mm_bound_bytes(m);
-    double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    if (need <= have)
-        return 0;
-    char a[32], b[32];
-    sb_fail("M_b needs %s of host memory at outer=%d inner=%d (the stage's copy%s and the two "
-            "the harness holds for validation), and the host has %s: lower outer or inner",
-            sb_format_bytes(need, a, sizeof a), m->n_outer, m->n_inner,
-            m->ab2 ? ", AB2's rates" : "", sb_format_bytes(have, b, sizeof b));
-    return SB_REFUSED;
+    char what[160];
+    snprintf(what, sizeof what, "M_b at outer=%d inner=%d (the stage's copy%s and the two the "
+             "harness holds for validation)", m->n_outer, m->n_inner,
+             m->ab2 ? ", AB2's rates" : "");
+    return sb_host_check_fits((m->ab2 ? 4 : 3) * mm_bound_bytes(m), what,
+                              "lower outer or inner");
 }
 
 int mm_stage_open(sb_env *env, const void *model, int threads, int banded, void **out)

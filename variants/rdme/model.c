@@ -1,10 +1,12 @@
 /* Building an RDME model: geometry, species, rates, placement; the derived tables; outputs. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../harness/error.h"
+#include "../../harness/hostmem.h"
 #include "model.h"
 #include "rules.h"
 
@@ -97,6 +99,32 @@ int rd_add_reaction(rd_model *m, int nreactants, const int *reactants, int nprod
     return 0;
 }
 
+/* Host bytes a run holds: the model (the site types and the initial lattice), the two outputs
+ * the harness keeps for validation (a lattice and the samples each) and a variant's working
+ * lattice (the CPU reference's second lattice, a GPU stage's pinned copy). */
+static double run_host_bytes(const rd_model *m, rd_site_format format, double nsamples,
+                             int nspecies)
+{
+    double sites = (double)m->nsites, site = (double)rd_site_bytes(format);
+    double samples = nsamples * (sizeof(long long) + sizeof(uint64_t) * (nspecies + 1.0) +
+                                 sizeof(uint32_t) * (double)m->nz * (nspecies + 1.0));
+    return sites * (1 + site) + 2 * (sites * site + samples) + sites * site;
+}
+
+/* Refuses, before allocating, a run whose host memory would not fit; `least`: the format is not
+ * chosen yet, and the smallest is counted. */
+static int check_host(const rd_model *m, rd_site_format format, double nsamples, int nspecies,
+                      int least)
+{
+    char what[256];
+    snprintf(what, sizeof what, "a %d x %d x %d lattice %s (its site types, the initial "
+             "lattice, the two outputs kept for validation and a working lattice)", m->nx,
+             m->ny, m->nz, least ? "even in the smallest site format, 4 bytes"
+                           : format == RD_PACKED32 ? "of 4-byte sites" : "of 16-byte sites");
+    return sb_host_check_fits(run_host_bytes(m, format, nsamples, nspecies), what,
+                              "use a smaller lattice (or a coarser spacing)") ? -1 : 0;
+}
+
 int rd_model_alloc(rd_model *m)
 {
     if (m->nx < 1 || m->ny < 1 || m->nz < 1)
@@ -104,6 +132,10 @@ int rd_model_alloc(rd_model *m)
                        m->nz);
     if (m->nsites >= (1ull << 40) / 2)
         return sb_fail("lattice of %zu sites: at most 2^39 sites", m->nsites);
+    /* The site format and the samples are chosen later (rd_model_finish checks again): here the
+     * least any run of this lattice needs. */
+    if (check_host(m, RD_PACKED32, 2, 1, 1) != 0)
+        return -1;
     m->types = calloc(m->nsites, 1);
     return m->types ? 0 : sb_fail("out of host memory for %zu site types", m->nsites);
 }
@@ -244,6 +276,14 @@ int rd_model_finish(rd_model *m, rd_site_format format, uint32_t seed, long long
                                                         : r->k / nav;
         m->has_order0 |= r->nreactants == 0;
     }
+    /* int samples (rd_output_nsamples), and host memory for the run, before the lattice */
+    double nsamples =
+        sample_steps <= 0 || sample_steps >= steps ? 2 : (double)((steps - 1) / sample_steps) + 2;
+    if (nsamples > INT_MAX)
+        return sb_fail("%lld steps sampled every %lld make %.0f samples, more than %d: raise "
+                       "sample_steps", steps, sample_steps, nsamples, INT_MAX);
+    if (check_host(m, format, nsamples, m->nspecies, 0) != 0)
+        return -1;
     free(m->lattice0);
     m->lattice0 = calloc(m->nsites, rd_site_bytes(format));
     if (!m->lattice0)

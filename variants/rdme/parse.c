@@ -235,7 +235,8 @@ static int begin_body(parser *p)
     const char *slash = strrchr(p->path, '/');
     snprintf(m->scenario, sizeof m->scenario, "file %.58s", slash ? slash + 1 : p->path);
     p->body_line = p->lineno;
-    return rd_model_alloc(m) == 0 ? 0 : fail_context(p);
+    /* what fails here (the lattice does not fit) is the lattice line's doing */
+    return rd_model_alloc(m) == 0 ? 0 : sb_fail_context("%s:%ld", p->path, p->lattice_line);
 }
 
 /* ---- the body ---- */

@@ -1,0 +1,80 @@
+/* Host memory available, and the check that refuses what would not fit (hostmem.h). */
+#include "hostmem.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+
+const char *sb_format_bytes(double bytes, char *buf, size_t cap)
+{
+    const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int u = 0;
+    while (bytes >= 1024.0 && u < 6) {
+        bytes /= 1024.0;
+        u++;
+    }
+    snprintf(buf, cap, u == 0 ? "%.0f %s" : "%.2f %s", bytes, unit[u]);
+    return buf;
+}
+
+/* $SB_HOST_MEMORY in bytes; -1 when unset or not a size. */
+static double host_memory_cap(void)
+{
+    const char *text = getenv("SB_HOST_MEMORY");
+    if (!text || !*text)
+        return -1;
+    char *end;
+    double v = strtod(text, &end);
+    const char *suffixes = "kmgt";
+    const char *s = *end ? strchr(suffixes, tolower((unsigned char)*end)) : NULL;
+    if (s) {
+        v *= pow(1024.0, (double)(s - suffixes + 1));
+        end++;
+        if (*end == 'i' || *end == 'I') /* "GiB", "G", "GB" alike */
+            end++;
+        if (*end == 'b' || *end == 'B')
+            end++;
+    }
+    return end != text && *end == '\0' && v >= 0 && isfinite(v) ? v : -1;
+}
+
+double sb_host_available(void)
+{
+    double bytes = -1;
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f) {
+        char line[256];
+        unsigned long long kib;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1) {
+                bytes = (double)kib * 1024.0;
+                break;
+            }
+        fclose(f);
+    }
+    if (bytes < 0) {
+        long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        bytes = pages > 0 && page > 0 ? (double)pages * (double)page : INFINITY;
+    }
+    double cap = host_memory_cap();
+    return cap >= 0 && cap < bytes ? cap : bytes;
+}
+
+int sb_host_check_fits(double bytes, const char *what, const char *fix)
+{
+    double have = sb_host_available();
+    if (bytes <= have)
+        return 0;
+    char need[32], avail[32];
+    /* "has B free": the words the study tables shorten a refusal to (bench/table.c) */
+    sb_fail("needs %s of host memory for %s, and the host has %s free%s: %s",
+            sb_format_bytes(bytes, need, sizeof need), what,
+            sb_format_bytes(have, avail, sizeof avail),
+            host_memory_cap() >= 0 ? " (as $SB_HOST_MEMORY says)" : "", fix);
+    return 2;
+}
