@@ -1,0 +1,18 @@
+/* Fuzz target: the study file (bench/study.c's parser, with the table lines of bench/table.c),
+ * as `stagebench study FILE --check` reads it before it checks the points against the
+ * workload. The parser is static in study.c, so study.c is included here. */
+#include "fuzz.h"
+
+#include "bench/study.c"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *path = sb_fuzz_write("fuzz.study", data, size);
+    static study s; /* large: not on the stack */
+    memset(&s, 0, sizeof s);
+    char define_arg[] = "N=3";
+    char *defines[] = {define_arg};
+    if (parse(&s, path, defines, 1) != 0 || list_sources(&s) != 0)
+        sb_fuzz_refused(path);
+    return 0;
+}
