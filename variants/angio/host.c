@@ -99,7 +99,8 @@ void ag_sim_reset(ag_sim *s)
 {
     const ag_model *m = s->m;
     memcpy(s->cells, m->cells, (size_t)m->ncells * sizeof *s->cells);
-    memcpy(s->tubes, m->tubes, (size_t)m->ntubes * sizeof *s->tubes);
+    if (m->ntubes > 0) /* a model without tubes has none to copy (m->tubes is NULL) */
+        memcpy(s->tubes, m->tubes, (size_t)m->ntubes * sizeof *s->tubes);
     s->ncells = m->ncells;
     s->next_id = (uint32_t)m->ncells;
     s->step = 0;
