@@ -76,6 +76,8 @@ static void sb_fuzz_check_refusal(const char *path, int at_start)
     size_t n = strlen(path);
     int named = at_start ? strncmp(message, path, n) == 0 && message[n] == ':'
                          : strstr(message, path) != NULL;
+    if (getenv("SB_FUZZ_PRINT")) /* every refusal, to read them: SB_FUZZ_PRINT=1 TARGET DIR */
+        fprintf(stderr, "refused: %s\n", message);
     if (strchr(message, '\n') || !named) {
         fprintf(stderr, "fuzz: a refusal that is not one line naming %s%s:\n%s\n", path,
                 at_start ? " first" : "", message);

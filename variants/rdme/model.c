@@ -40,12 +40,13 @@ int rd_find_type(const rd_model *m, const char *name)
 int rd_add_species(rd_model *m, const char *name)
 {
     if (rd_find_species(m, name) >= 0)
-        return sb_fail("species '%s' declared twice", name);
+        return sb_fail("species '%s' declared twice; declare it once", name);
     if (m->nspecies == RD_MAX_SPECIES)
         return sb_fail("species '%s': at most %d species fit the 4-bit slots", name,
                        RD_MAX_SPECIES);
     if (strlen(name) >= RD_MAX_NAME)
-        return sb_fail("species name '%s' is longer than %d characters", name, RD_MAX_NAME - 1);
+        return sb_fail("species name '%s' is longer than %d characters; shorten it", name,
+                       RD_MAX_NAME - 1);
     snprintf(m->species[++m->nspecies], RD_MAX_NAME, "%s", name);
     return m->nspecies;
 }
@@ -53,12 +54,12 @@ int rd_add_species(rd_model *m, const char *name)
 int rd_add_type(rd_model *m, const char *name)
 {
     if (rd_find_type(m, name) >= 0)
-        return sb_fail("site type '%s' declared twice", name);
+        return sb_fail("site type '%s' declared twice; declare it once", name);
     if (m->ntypes == RD_MAX_TYPES)
         return sb_fail("site type '%s': at most %d site types fit the 4-bit field", name,
                        RD_MAX_TYPES);
     if (strlen(name) >= RD_MAX_NAME)
-        return sb_fail("site type name '%s' is longer than %d characters", name,
+        return sb_fail("site type name '%s' is longer than %d characters; shorten it", name,
                        RD_MAX_NAME - 1);
     snprintf(m->type_names[m->ntypes], RD_MAX_NAME, "%s", name);
     return m->ntypes++;
@@ -225,7 +226,7 @@ int rd_model_finish(rd_model *m, rd_site_format format, uint32_t seed, long long
                     long long sample_steps)
 {
     if (m->nspecies < 1)
-        return sb_fail("the model declares no species");
+        return sb_fail("the model declares no species; declare them with 'species NAME...'");
     if (!(m->spacing > 0) || !(m->tau > 0))
         return sb_fail("spacing %g m and time step %g s must both be positive", m->spacing,
                        m->tau);
@@ -326,7 +327,8 @@ static int may_occupy(const rd_model *m, int sp, int t)
 int rd_place_at(rd_model *m, int sp, int x, int y, int z)
 {
     if (x < 0 || y < 0 || z < 0 || x >= m->nx || y >= m->ny || z >= m->nz)
-        return sb_fail("particle at (%d, %d, %d): outside the %d x %d x %d lattice", x, y, z,
+        return sb_fail("particle at (%d, %d, %d): outside the %d x %d x %d lattice; give "
+                       "0 <= X < %d, 0 <= Y < %d, 0 <= Z < %d", x, y, z, m->nx, m->ny, m->nz,
                        m->nx, m->ny, m->nz);
     size_t i = x + (size_t)m->nx * (y + (size_t)m->ny * z);
     rd_site s;
@@ -359,7 +361,7 @@ int rd_place_random(rd_model *m, int sp, uint64_t count, int t, int z0, int z1)
     }
     if (count > room)
         return sb_fail("%llu particles of %s do not fit: the %s sites in z %d..%d have room for "
-                       "%llu",
+                       "%llu; place fewer or give them more sites",
                        (unsigned long long)count, m->species[sp],
                        t >= 0 ? m->type_names[t] : "allowed", z0, z1 - 1,
                        (unsigned long long)room);

@@ -1,0 +1,55 @@
+#!/bin/sh
+# Refused inputs through the command line (issue 23): for each parser of user files, bad files
+# (among them the inputs fuzzing found, tests/fuzz/corpus/*/regress-*) end in exit 2 and one line
+# on stderr that names the file, and the line at fault, and says how to fix it.
+#   usage: sh tests/refusals.sh path/to/stagebench
+set -u
+sb=$1
+. "$(dirname "$0")/shlib.sh"
+corpus=$(dirname "$0")/fuzz/corpus
+run="--variant cpu-reference --min-samples 1 --min-time 0 --timeout 1 --out $tmp/r.json"
+refused() { # text-expected-on-the-one-line command...
+    says=$1
+    shift
+    expect 2 "refused: $says" "$@"
+    one_line_naming "$says"
+    [ ! -e "$tmp/r.json" ] || fail "a refused input left records"
+}
+
+# ProCell: histogram and types
+printf '1.0 2\n2.0 x\n' > "$tmp/h.txt"
+refused "h.txt:2: count 'x' is not a number; write a whole number" "$sb" run procell --param histogram="$tmp/h.txt" $run
+printf '0.5 40\n' > "$tmp/t.txt"
+refused "t.txt:1: expected 3 fields 'proportion mean stddev', found 2; e.g." "$sb" run procell --param histogram="$corpus/procell_histogram/plain.txt" --param types="$tmp/t.txt" $run
+
+# rdme's model file
+printf 'lattice 8 8 8\nspacing 1e-8\ntimestep 1e-6\nspecies A\nparticle A 9 0 0\n' > "$tmp/m.rdme"
+refused "m.rdme:5: particle at (9, 0, 0): outside the 8 x 8 x 8 lattice; give 0 <= X < 8" "$sb" run rdme --param scenario=file --param model="$tmp/m.rdme" $run
+printf 'lattice 8 8 8\nspacing 1e-8\ntimestep 1e-6\nspecies A A\n' > "$tmp/twice.rdme"
+refused "twice.rdme:4: species 'A' declared twice; declare it once" "$sb" run rdme --param scenario=file --param model="$tmp/twice.rdme" $run
+
+# angio's state: the two inputs fuzzing found
+refused "regress-oom-cells-announced.txt:5: x '" "$sb" run angio --param scenario=file --param state="$corpus/angio_state/regress-oom-cells-announced.txt" $run
+grep -q "is not a finite number in \[0, 400); write it in micrometres" "$tmp/err" || fail "angio: the fix"
+refused "regress-side-boxes-int.txt: a domain of side 1.67109e+14 um holds" "$sb" run angio --param scenario=file --param state="$corpus/angio_state/regress-side-boxes-int.txt" $run
+grep -q "boxes a side (at most 1024): use fewer cells or a higher density" "$tmp/err" || fail "angio: the fix"
+
+# motility's state
+printf 'motility-state 1\nouter 8\ninner 4\n0 0 1 0.5 0 0\n' > "$tmp/ms.txt"
+refused "ms.txt:4: a cell line needs 3 + N_i = 7 fields" "$sb" run motility --param init=file --param state="$tmp/ms.txt" $run
+
+# study files: the one fuzzing found (its message quoted the line end: two lines), a long line
+refused "regress-unclosed-define-newline.study:4: unclosed \${ in '\${STEPS'; write \${NAME}" "$sb" study "$corpus/study/regress-unclosed-define-newline.study" --check
+python3 -c "print('study s\nworkload rdme\nrun r\n  param steps=' + '1' * 5000)" > "$tmp/long.study"
+refused "long.study:4: a line longer than 4094 characters; split it" "$sb" study "$tmp/long.study" --check
+
+# records: compare, history, plot
+printf '{"benchmarks": [{"real_time": 1}]}' > "$tmp/noname.json"
+refused "noname.json: benchmarks\[0\] has no \"name\" string; compare records written by" "$sb" compare "$tmp/noname.json" "$tmp/noname.json"
+printf '{"benchmarks": [' > "$tmp/cut.json"
+refused "cut.json:1: not valid JSON" "$sb" compare "$tmp/cut.json" "$tmp/cut.json"
+refused "noname.json: not a stagebench records file" "$sb" history add "$tmp/h.db" "$tmp/noname.json"
+[ ! -e "$tmp/h.db" ] || fail "a refused add made a history"
+refused "cut.json:1: not valid JSON" "$sb" plot "$tmp/cut.json" --out "$tmp/fig"
+
+echo "refusals: $n commands checked"
