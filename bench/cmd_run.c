@@ -49,7 +49,14 @@ static void print_repetitions(const char *path)
         const char *aggregate = json_string_value(json_object_get(e, "aggregate_name"));
         if (!aggregate || strcmp(aggregate, "median") != 0)
             continue;
-        json_t *cv = json_array_get(json_object_get(doc, "benchmarks"), i + 3);
+        json_t *cv = NULL, *other;
+        size_t j;
+        json_array_foreach(json_object_get(doc, "benchmarks"), j, other) /* its cv aggregate */
+            if (!cv && json_string_value(json_object_get(other, "aggregate_name")) &&
+                !strcmp(json_string_value(json_object_get(other, "aggregate_name")), "cv") &&
+                !strcmp(json_string_value(json_object_get(other, "run_name")),
+                        json_string_value(json_object_get(e, "run_name"))))
+                cv = other;
         char median[32];
         sb_format_seconds(json_number_value(json_object_get(e, "real_time")) * 1e-3, median,
                           sizeof median);
