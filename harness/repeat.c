@@ -47,10 +47,15 @@ static int run_self(char *const argv[], const char *repetition, const char *what
                        strerror(errno), what);
     self[len] = '\0';
     fflush(NULL); /* the child must not print what the parent buffered */
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0)
         return sb_fail("cannot start %s: %s", what, strerror(errno));
     if (pid == 0) {
+        /* killed with its parent: a run killed with SIGKILL leaves no repetition running on */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(127);
         if (repetition)
             setenv(SB_REPETITION_ENV, repetition, 1);
         else
