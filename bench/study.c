@@ -201,8 +201,8 @@ static int expand(const study *s, const char *in, char *out, size_t cap, int lin
             for (int i = 0; i < s->ndefines && !found; i++)
                 if (strlen(s->keys[i]) == (size_t)(close - in - 2) &&
                     strncmp(s->keys[i], in + 2, (size_t)(close - in - 2)) == 0) {
-                    len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "%s",
-                                            s->values[i]);
+                    len += (size_t)snprintf(out + (len < cap ? len : 0),
+                                            len < cap ? cap - len : 0, "%s", s->values[i]);
                     found = 1;
                 }
             if (!found)
@@ -427,7 +427,8 @@ static int parse(study *s, const char *path, char **defines, int ndefines)
             rc = copy_word(r->name, sizeof r->name, w[1], path, line) ||
                  copy_word(r->pattern, sizeof r->pattern, w[2], path, line);
             for (int i = 3, len = 0; rc == 0 && i < n; i++)
-                len += snprintf(r->how + len, len < (int)sizeof r->how ? sizeof r->how - len : 0,
+                len += snprintf(r->how + (len < (int)sizeof r->how ? len : 0),
+                                len < (int)sizeof r->how ? sizeof r->how - len : 0,
                                 "%s%s", i > 3 ? " " : "", w[i]);
         } else if (!strcmp(d, "figure") && n >= 3) {
             run = NULL; /* a figure ends the run before it: later options are the study's */

@@ -138,7 +138,8 @@ static int goal_line(sb_table *t, char **w, int n, const char *path, int line)
         return -1;
     size_t len = 0;
     for (int k = i + 2; k < n; k++)
-        len += (size_t)snprintf(g->text + len, len < SB_TABLE_TEXT ? SB_TABLE_TEXT - len : 0,
+        len += (size_t)snprintf(g->text + (len < SB_TABLE_TEXT ? len : 0),
+                                len < SB_TABLE_TEXT ? SB_TABLE_TEXT - len : 0,
                                 "%s%s", k > i + 2 ? " " : "", w[k]);
     if (len >= SB_TABLE_TEXT)
         return sb_fail("%s:%d: table %s: goal %s: text too long", path, line, t->name, g->label);
@@ -158,7 +159,8 @@ int sb_table_line(sb_table *t, char **w, int n, const char *path, int line)
         char *note = t->notes[t->nnotes++];
         size_t len = 0;
         for (int i = 1; i < n; i++)
-            len += (size_t)snprintf(note + len, len < SB_TABLE_TEXT ? SB_TABLE_TEXT - len : 0,
+            len += (size_t)snprintf(note + (len < SB_TABLE_TEXT ? len : 0),
+                                    len < SB_TABLE_TEXT ? SB_TABLE_TEXT - len : 0,
                                     "%s%s", i > 1 ? " " : "", w[i]);
         return len < SB_TABLE_TEXT ? 0 : sb_fail("%s:%d: note too long", path, line);
     }
@@ -216,7 +218,8 @@ int sb_table_line(sb_table *t, char **w, int n, const char *path, int line)
     }
     size_t len = 0;
     for (int i = first; i < n; i++)
-        len += (size_t)snprintf(r->explain + len, len < SB_TABLE_TEXT ? SB_TABLE_TEXT - len : 0,
+        len += (size_t)snprintf(r->explain + (len < SB_TABLE_TEXT ? len : 0),
+                                len < SB_TABLE_TEXT ? SB_TABLE_TEXT - len : 0,
                                 "%s%s", i > first ? " " : "", w[i]);
     if (len >= SB_TABLE_TEXT)
         return sb_fail("%s:%d: table %s: explanation too long", path, line, t->name);

@@ -43,6 +43,20 @@ refused "regress-unclosed-define-newline.study:4: unclosed \${ in '\${STEPS'; wr
 python3 -c "print('study s\nworkload rdme\nrun r\n  param steps=' + '1' * 5000)" > "$tmp/long.study"
 refused "long.study:4: a line longer than 4094 characters; split it" "$sb" study "$tmp/long.study" --check
 
+# texts past their buffers (fuzzing found a pointer formed past the end of the explanation's
+# buffer, undefined behaviour clang's -fsanitize=bounds reports: the study fuzz target keeps the
+# input, tests/fuzz/corpus/study/regress-explain-past-buffer.study)
+python3 - "$tmp" <<'EOF'
+import sys
+d = sys.argv[1]
+head = "study s\nworkload rdme\nrun r\n  param steps=2\n"
+long = '"' + "w" * 600 + '"'
+open(d + "/explain.study", "w").write(head + "table t from=r cols=steps value=time\n  row cpu-reference\n  explain cpu-reference " + " ".join([long] * 3) + "\n")
+open(d + "/define.study", "w").write("define X " + "x" * 1000 + "\n" + head + "  param seed=" + "${X}" * 6 + "\n")
+EOF
+refused "explain.study:7: table t: explanation too long" "$sb" study "$tmp/explain.study" --check
+refused "define.study:6: value too long after expansion" "$sb" study "$tmp/define.study" --check
+
 # records: compare, history, plot
 printf '{"benchmarks": [{"real_time": 1}]}' > "$tmp/noname.json"
 refused "noname.json: benchmarks\[0\] has no \"name\" string; compare records written by" "$sb" compare "$tmp/noname.json" "$tmp/noname.json"
