@@ -21,7 +21,7 @@
 
 extern const sb_workload sb_workload_rdme;
 
-static const char *gpu_variants[] = {"gpu", "gpu-zero-copy-overflow"};
+static const char *gpu_variants[] = {"gpu", "gpu-zero-copy-overflow", "gpu-fused"};
 static int device;
 
 static const sb_params *default_params(void)

@@ -48,6 +48,7 @@ struct packed32 {
     typedef uint32_t site_t;
     static const int BITS = 4, CAP = 7;
     static const int SWEEP_BLOCKS_PER_SM = 8; /* 32 registers: full occupancy, no spills */
+    static const int FUSED_BLOCKS_PER_SM = 8; /* as many: the reactions spill a little */
     static __device__ slots unpack(site_t w) { return {w & 0x0fffffffu, 0}; }
     static __device__ int type(site_t w, const uint8_t *, size_t) { return (int)(w >> 28); }
     static __device__ site_t pack(slots s, int type) { return (uint32_t)s.lo | (uint32_t)type << 28; }
@@ -65,6 +66,7 @@ struct byte16 {
     typedef uint4 site_t;
     static const int BITS = 8, CAP = 16;
     static const int SWEEP_BLOCKS_PER_SM = 6; /* 8 would spill the 16-byte sites */
+    static const int FUSED_BLOCKS_PER_SM = 5;
     static __device__ slots unpack(site_t w)
     {
         return {w.x | (uint64_t)w.y << 32, w.z | (uint64_t)w.w << 32};
@@ -196,6 +198,38 @@ __device__ typename F::site_t gather_site(const rd_step &a, int axis, size_t sit
     return F::pack(g.s, wtype[w]);
 }
 
+/* The reaction of one site (at most one fires), given its global index and type: true when one
+ * fired, *w then holding the site's new content. */
+template <class F>
+__device__ bool react_site(const rd_step &a, const rd_reaction_table *t, size_t global, int type,
+                           typename F::site_t *w)
+{
+    slots s = F::unpack(*w);
+    int n = F::count(s), count[RD_MAX_SPECIES + 1] = {0};
+    for (int k = 0; k < n; k++)
+        count[slot_species<F::BITS>(s, k)]++;
+    int r = rd_choose_reaction(t, count, type,
+                               rd_draw(a.seed, step_of(a), global, RD_PURPOSE_REACTION, 0));
+    if (r < 0)
+        return false;
+    for (int q = 0; q < t->order[r]; q++) {
+        int sp = q == 0 ? t->a[r] : t->b[r];
+        for (int k = n - 1; k >= 0; k--)
+            if (slot_species<F::BITS>(s, k) == sp) {
+                s = slot_remove<F::BITS>(s, k);
+                n--;
+                break;
+            }
+    }
+    gather<F> g;
+    g.s = s;
+    g.n = n;
+    for (int q = 0; q < t->nproducts[r]; q++)
+        g.add(a, RD_PURPOSE_REACTION, global, t->product[r][q]);
+    *w = F::pack(g.s, type);
+    return true;
+}
+
 /* c moved back into 0 .. len - 1 when it is one site outside (periodic edges). */
 __device__ __forceinline__ int wrap(int c, int len)
 {
@@ -232,10 +266,11 @@ __device__ size_t window_site(const rd_step &a, int w, int x0, int v0, int plane
  * sites just before and after the tile along the swept axis) are loaded by the first threads.
  * x- and y-sweep blocks each do one buffer plane (plane_lo + blockIdx.z); z-sweep blocks one row
  * y (blockIdx.z) of the slab's own planes. */
-template <class F, int AXIS>
-__global__ void __launch_bounds__(BLOCK, F::SWEEP_BLOCKS_PER_SM)
+template <class F, int AXIS, bool REACT = false>
+__global__ void __launch_bounds__(BLOCK, REACT ? F::FUSED_BLOCKS_PER_SM : F::SWEEP_BLOCKS_PER_SM)
     sweep(const typename F::site_t *__restrict__ in, typename F::site_t *__restrict__ out,
-          rd_step a, int plane_lo)
+          rd_step a, int plane_lo, const rd_reaction_table *__restrict__ reactions,
+          unsigned long long *fired)
 {
     typedef tile<AXIS> T;
     const int VSTEP = BLOCK / T::TW, ROWS = T::TH / VSTEP;
@@ -245,7 +280,7 @@ __global__ void __launch_bounds__(BLOCK, F::SWEEP_BLOCKS_PER_SM)
     __shared__ uint32_t mask[T::N];
     __shared__ uint16_t occupied[T::N];
     __shared__ uint16_t busy[T::TW * T::TH];
-    __shared__ int noccupied, nbusy;
+    __shared__ int noccupied, nbusy, nreacting, nfired;
     const uint8_t *__restrict__ types = a.types;
     int len = AXIS == 0 ? a.nx : AXIS == 1 ? a.ny : a.slab.planes; /* along the swept axis */
     /* the tile's second in-plane axis v: y for the x-sweep, the swept axis otherwise */
@@ -306,7 +341,7 @@ __global__ void __launch_bounds__(BLOCK, F::SWEEP_BLOCKS_PER_SM)
                             : (side ? T::WH - 1 : 0) * T::WW + along;
     }
     if (threadIdx.x == 0)
-        noccupied = nbusy = 0;
+        noccupied = nbusy = nreacting = nfired = 0;
     __syncthreads();
 #pragma unroll
     for (int k = 0; k <= ROWS; k++) {
@@ -321,15 +356,17 @@ __global__ void __launch_bounds__(BLOCK, F::SWEEP_BLOCKS_PER_SM)
             occupied[atomicAdd(&noccupied, 1)] = (uint16_t)w;
     }
     __syncthreads();
-    /* sites with nothing in or next to them are written at once; the others go to a list the
-     * block gathers from densely, 32 such sites to a warp */
+    /* sites with nothing in or next to them are written at once (unless a reaction without
+     * reactants may fire in them); the others go to a list the block gathers from densely, 32
+     * such sites to a warp */
+    bool every_site = REACT && reactions->has_order0;
 #pragma unroll
     for (int k = 0; k < ROWS; k++) {
         int r = tv + VSTEP * k;
         int w = AXIS == 0 ? r * T::WW + tu + 1 : (r + 1) * T::WW + tu;
         if (x >= a.nx || v0 + r >= vlen)
             continue;
-        if (!F::occupied(win[w]) && !F::occupied(win[w - T::STEP]) &&
+        if (!every_site && !F::occupied(win[w]) && !F::occupied(win[w - T::STEP]) &&
             !F::occupied(win[w + T::STEP]))
             out[x + third + (size_t)(v0 + r) * vstride] = F::pack(slots{0, 0}, wtype[w]);
         else
@@ -350,9 +387,36 @@ __global__ void __launch_bounds__(BLOCK, F::SWEEP_BLOCKS_PER_SM)
         /* an owned site: inside the lattice, never wrapped */
         int r = AXIS == 0 ? w / T::WW : w / T::WW - 1, u = AXIS == 0 ? w % T::WW - 1 : w % T::WW;
         size_t at = x0 + u + third + (size_t)(v0 + r) * vstride;
-        out[at] = gather_site<F>(a, AXIS, window_site<AXIS>(a, w, x0, v0, plane_lo), win, wtype,
-                                 mask, w, T::STEP);
+        typename F::site_t site_new = gather_site<F>(
+            a, AXIS, window_site<AXIS>(a, w, x0, v0, plane_lo), win, wtype, mask, w, T::STEP);
+        out[at] = site_new;
+        /* the sites that can react, listed again (the occupied list is done with) */
+        if (REACT && (every_site || F::occupied(site_new)))
+            occupied[atomicAdd(&nreacting, 1)] = (uint16_t)w;
     }
+    if (!REACT)
+        return;
+    /* The reactions of the z-sweep's sites, a pass over the lattice less: from the list, so a
+     * warp works on 32 reacting sites, not on the few of its gathered sites that react; each
+     * site read back from where this block just wrote it (L1). */
+    __syncthreads();
+    int fired_here = 0;
+    for (int j = threadIdx.x; j < nreacting; j += BLOCK) {
+        int w = occupied[j];
+        int r = w / T::WW - 1, u = w % T::WW;
+        size_t at = x0 + u + third + (size_t)(v0 + r) * vstride;
+        typename F::site_t site = out[at];
+        if (react_site<F>(a, reactions, window_site<AXIS>(a, w, x0, v0, plane_lo), wtype[w],
+                          &site)) {
+            out[at] = site;
+            fired_here++;
+        }
+    }
+    if (fired_here)
+        atomicAdd(&nfired, fired_here);
+    __syncthreads();
+    if (threadIdx.x == 0 && nfired)
+        atomicAdd(fired, (unsigned long long)nfired);
 }
 
 /* Up to two runs of buffer sites: the first `blocks0` blocks do run 0, the others run 1. */
@@ -399,30 +463,9 @@ __global__ void __launch_bounds__(BLOCK, 6)
         size_t i = base + active[j],
                global = i + (size_t)((long long)a.nx * a.ny * (a.slab.z0 - a.slab.halo));
         typename F::site_t w = lattice[i];
-        slots s = F::unpack(w);
-        int n = F::count(s), count[RD_MAX_SPECIES + 1] = {0};
-        for (int k = 0; k < n; k++)
-            count[slot_species<F::BITS>(s, k)]++;
-        int type = F::type(w, a.types, i);
-        int r = rd_choose_reaction(t, count, type,
-                                   rd_draw(a.seed, step_of(a), global, RD_PURPOSE_REACTION, 0));
-        if (r < 0)
+        if (!react_site<F>(a, t, global, F::type(w, a.types, i), &w))
             continue;
-        for (int q = 0; q < t->order[r]; q++) {
-            int sp = q == 0 ? t->a[r] : t->b[r];
-            for (int k = n - 1; k >= 0; k--)
-                if (slot_species<F::BITS>(s, k) == sp) {
-                    s = slot_remove<F::BITS>(s, k);
-                    n--;
-                    break;
-                }
-        }
-        gather<F> g;
-        g.s = s;
-        g.n = n;
-        for (int q = 0; q < t->nproducts[r]; q++)
-            g.add(a, RD_PURPOSE_REACTION, global, t->product[r][q]);
-        lattice[i] = F::pack(g.s, type);
+        lattice[i] = w;
         atomicAdd(&nfired, 1);
     }
     __syncthreads();
@@ -512,6 +555,7 @@ template <class F> static int load(void)
     SB_CUDA(cudaFuncGetAttributes(&attr, sweep<F, 0>));
     SB_CUDA(cudaFuncGetAttributes(&attr, sweep<F, 1>));
     SB_CUDA(cudaFuncGetAttributes(&attr, sweep<F, 2>));
+    SB_CUDA(cudaFuncGetAttributes(&attr, sweep<F, 2, true>));
     SB_CUDA(cudaFuncGetAttributes(&attr, react<F>));
     SB_CUDA(cudaFuncGetAttributes(&attr, count_planes<F>));
     SB_CUDA(cudaFuncGetAttributes(&attr, step_done));
@@ -525,17 +569,19 @@ int rd_kernels_load(rd_site_format f)
 }
 
 /* grid: tiles over x and the tile's second axis, then `third` block rows */
-template <class F, int AXIS>
+template <class F, int AXIS, bool REACT = false>
 static int launch_sweep(const void *in, void *out, const rd_step *a, int second, int third,
-                        int plane_lo, cudaStream_t st)
+                        int plane_lo, cudaStream_t st, const rd_reaction_table *t = NULL,
+                        unsigned long long *fired = NULL)
 {
     typedef tile<AXIS> T;
     if (third <= 0)
         return 0;
     dim3 grid((a->nx + T::TW - 1) / T::TW, (second + T::TH - 1) / T::TH, third);
-    sweep<F, AXIS><<<grid, BLOCK, 0, st>>>((const typename F::site_t *)in,
-                                           (typename F::site_t *)out, *a, plane_lo);
-    SB_LAUNCHED(AXIS == 0 ? "sweep<x>" : AXIS == 1 ? "sweep<y>" : "sweep<z>");
+    sweep<F, AXIS, REACT><<<grid, BLOCK, 0, st>>>((const typename F::site_t *)in,
+                                                  (typename F::site_t *)out, *a, plane_lo, t,
+                                                  fired);
+    SB_LAUNCHED(REACT ? "sweep<z>+react" : AXIS == 0 ? "sweep<x>" : AXIS == 1 ? "sweep<y>" : "sweep<z>");
     return 0;
 }
 
@@ -558,6 +604,16 @@ int rd_sweep_z(rd_site_format f, const void *in, void *out, const rd_step *a, cu
 {
     return f == RD_PACKED32 ? launch_sweep<packed32, 2>(in, out, a, a->slab.planes, a->ny, 0, st)
                             : launch_sweep<byte16, 2>(in, out, a, a->slab.planes, a->ny, 0, st);
+}
+
+int rd_sweep_z_react(rd_site_format f, const void *in, void *out, const rd_step *a,
+                     const rd_reaction_table *table, unsigned long long *fired, cudaStream_t st)
+{
+    return f == RD_PACKED32
+               ? launch_sweep<packed32, 2, true>(in, out, a, a->slab.planes, a->ny, 0, st, table,
+                                                 fired)
+               : launch_sweep<byte16, 2, true>(in, out, a, a->slab.planes, a->ny, 0, st, table,
+                                               fired);
 }
 
 template <class F>

@@ -66,6 +66,10 @@ int rd_sweep_planes(rd_site_format f, int axis, const void *in, void *out, const
                     int lo, int hi, cudaStream_t st);
 /* The z-sweep of the slab's own planes (reading the halos). */
 int rd_sweep_z(rd_site_format f, const void *in, void *out, const rd_step *a, cudaStream_t st);
+/* The z-sweep and then, as each site is written, its reactions (stage gpu-fused): the result of
+ * rd_sweep_z and rd_react on every own plane, with one pass over the lattice instead of two. */
+int rd_sweep_z_react(rd_site_format f, const void *in, void *out, const rd_step *a,
+                     const rd_reaction_table *table, unsigned long long *fired, cudaStream_t st);
 /* Reactions, in place, in buffer planes lo .. hi - 1 (own planes); fired counts them. */
 int rd_react(rd_site_format f, void *lattice, const rd_step *a, int lo, int hi,
              const rd_reaction_table *table, unsigned long long *fired, cudaStream_t st);

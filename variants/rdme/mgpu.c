@@ -716,8 +716,10 @@ static int capture_graphs(worker *w)
         SB_CUDA(cudaStreamBeginCaptureToGraph(st, body, NULL, NULL, 0,
                                               cudaStreamCaptureModeThreadLocal));
         int rc = rd_sweep_planes(f, 0, A, B, &a, lo, hi, st) ||
-                 rd_sweep_planes(f, 1, B, C, &a, lo, hi, st) || rd_sweep_z(f, C, A, &a, st) ||
-                 rd_react(f, A, &a, own_lo, own_hi, r, w->d_fired, st) ||
+                 rd_sweep_planes(f, 1, B, C, &a, lo, hi, st) ||
+                 (t->stage.fused ? rd_sweep_z_react(f, C, A, &a, r, w->d_fired, st)
+                                 : rd_sweep_z(f, C, A, &a, st) ||
+                                       rd_react(f, A, &a, own_lo, own_hi, r, w->d_fired, st)) ||
                  rd_graph_step_done(loop, w->d_step, w->d_stop, w->sink.count, st);
         cudaError_t e = cudaStreamEndCapture(st, &body);
         if (rc != 0)
@@ -1217,8 +1219,13 @@ int rd_mgpu_setup(sb_env *env, const void *model, void **state, const rd_mgpu_st
     t->env = env;
     t->m = m;
     t->stage = *stage;
-    t->ngpus = param_int(env, "gpus") ? param_int(env, "gpus") : env->ndevices;
+    t->ngpus = param_int(env, "gpus") ? param_int(env, "gpus") : stage->fused ? 1 : env->ndevices;
     t->nslabs = param_int(env, "slabs") ? param_int(env, "slabs") : t->ngpus;
+    if (stage->fused && t->nslabs != 1) {
+        sb_fail("gpus=%d, slabs=%d: the fused stage runs one slab on one GPU; leave both unset",
+                t->ngpus, t->nslabs);
+        return SB_REFUSED;
+    }
     if (stage->path == RD_HALO_MPI && mpi_open(t) != 0)
         return -1;
     if (t->ngpus > env->ndevices) {

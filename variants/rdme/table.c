@@ -42,4 +42,8 @@ const sb_variant rd_variants[RD_NVARIANTS] = {
      "steps as CUDA graphs: one GPU loops over steps on the device (conditional node); several "
      "launch two graphs per step",
      "beyond the paper", MGPU, &rd_gpu_graph_ops, SB_KERNEL_LEVEL},
+    {"gpu-fused", 10,
+     "gpu-graph's device-side step loop on one GPU, the reactions applied by the z-sweep as it "
+     "writes each site: three passes over the lattice a step instead of four",
+     "beyond the paper", SB_NEEDS_GPU, &rd_gpu_fused_ops, SB_KERNEL_LEVEL},
 };

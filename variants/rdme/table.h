@@ -19,8 +19,9 @@ extern const sb_variant_ops rd_mgpu_balanced_ops;
 extern const sb_variant_ops rd_mgpu_nccl_ops;
 extern const sb_variant_ops rd_mpi_ops;
 extern const sb_variant_ops rd_gpu_graph_ops;
+extern const sb_variant_ops rd_gpu_fused_ops;
 
-#define RD_NVARIANTS 11
+#define RD_NVARIANTS 12
 extern const sb_variant rd_variants[RD_NVARIANTS];
 
 /* The CPU stages' state (cpu-reference.c): the model, a thread count, the output. */
