@@ -13,6 +13,7 @@
 #include "../harness/profile.h"
 #include "../harness/registry.h"
 #include "../harness/repeat.h"
+#include "../harness/sampling.h"
 
 void sb_default_run_path(const char *name, const char *suffix, char *out, size_t cap)
 {
@@ -195,12 +196,19 @@ static void print_result(const sb_result *res, const sb_point *p)
         return;
     }
     double per_s = res->time.median > 0 ? res->figures.items / res->time.median : 0;
-    printf("  %-48s valid    %12s  noise %5.2f%%  %4d samples (%s)  %.3g %s/s%s%s\n",
-           res->name, sb_format_seconds(res->time.median, t, sizeof t), 100 * res->time.noise,
-           res->nsamples, res->stop_reason, per_s, w->item_unit,
+    char runs[24] = "";
+    if (res->runs_per_sample > 1)
+        snprintf(runs, sizeof runs, " x %d runs", res->runs_per_sample);
+    printf("  %-48s valid    %12s  noise %5.2f%% (sd %5.2f%%)  %4d samples%s (%s)  %.3g %s/s"
+           "%s%s\n",
+           res->name, sb_format_seconds(res->time.median, t, sizeof t),
+           100 * sb_stop_noise(p->opt, &res->time), 100 * res->time.noise, res->nsamples, runs,
+           res->stop_reason, per_s, w->item_unit,
            res->device >= 0 ? "  device peak " : "",
            res->device >= 0 ? sb_format_bytes((double)res->peak_tracked_bytes, mem, sizeof mem)
                             : "");
+    if (res->stop_reason && strcmp(res->stop_reason, "timeout") == 0)
+        printf("    %s\n", res->stop_detail);
     if (p->kernels && res->device >= 0)
         print_kernels(&res->activity);
     fflush(stdout);
@@ -318,6 +326,9 @@ static void measure_argv(const sb_measure_options *o, char (*buf)[64], char **ar
     OPT("--min-time", "%.17g", o->min_time);
     OPT("--timeout", "%.17g", o->timeout);
     OPT("--warmup", "%d", o->warmup_runs);
+    OPT("--warmup-time", "%.17g", o->warmup_time);
+    OPT("--sample-time", "%.17g", o->sample_time);
+    OPT("--noise-measure", "%s", o->noise_measure == SB_NOISE_STDEV ? "stdev" : "robust");
 #undef OPT
     if (o->cold != SB_COLD_KERNEL_LEVEL)
         argv[(*n)++] = o->cold ? "--cold" : "--warm";
@@ -720,6 +731,20 @@ int sb_measure_option(sb_measure_options *o, const char *name, const char *value
         if (number_in(name, value, 0, 1000, &x))
             return -1;
         o->warmup_runs = (int)x;
+    } else if (strcmp(name, "warmup-time") == 0) {
+        if (number_in(name, value, 0, 1e6, &x))
+            return -1;
+        o->warmup_time = x;
+    } else if (strcmp(name, "sample-time") == 0) {
+        if (number_in(name, value, 0, 1e6, &x))
+            return -1;
+        o->sample_time = x;
+    } else if (strcmp(name, "noise-measure") == 0) {
+        if (!value || (strcmp(value, "robust") && strcmp(value, "stdev")))
+            return sb_fail("--noise-measure %s%s: give robust (median absolute deviation over "
+                           "the median) or stdev (stdev/mean)", value ? value : "",
+                           value ? "" : "needs a value");
+        o->noise_measure = strcmp(value, "stdev") == 0 ? SB_NOISE_STDEV : SB_NOISE_ROBUST;
     } else {
         return 1;
     }

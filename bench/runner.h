@@ -72,15 +72,22 @@ const char *sb_format_seconds(double s, char *buf, unsigned cap);
 
 
 /* A measurement option by its command-line name (max-noise, min-samples, min-time, timeout,
- * warmup, metrics, variant-timeout; cold, warm, no-activity, isolate and no-isolate take no
- * value). 1 when `name` is not one of them, -1 on a bad value. */
+ * warmup, warmup-time, sample-time, noise-measure, metrics, variant-timeout; cold, warm,
+ * no-activity, isolate and no-isolate take no value). 1 when `name` is not one of them, -1 on a
+ * bad value. */
 int sb_measure_option(sb_measure_options *o, const char *name, const char *value);
 #define SB_MEASURE_OPTIONS_HELP                                                                    \
-    "  --max-noise X      stop when stdev/mean < X (default 0.01)...\n"                           \
+    "  --max-noise X      stop when the samples' noise < X, or the median is known within X\n"     \
+    "                     (half its 95 % interval: stop reason converged) (default 0.01)...\n"     \
     "  --min-samples N    ...after at least N samples (default 10)...\n"                          \
     "  --min-time S       ...and S seconds of sampling (default 0.5)\n"                           \
     "  --timeout S        stop sampling after S seconds regardless (default 20)\n"                \
-    "  --warmup N         untimed runs before sampling (default 1)\n"                             \
+    "  --noise-measure M  robust: 1.4826 x median absolute deviation / median (default);\n"        \
+    "                     stdev: stdev/mean\n"                                                     \
+    "  --sample-time S    a sample is the mean of as many consecutive runs as last S seconds\n"    \
+    "                     together, each run timed on its own (default 0.05; 0: one run)\n"        \
+    "  --warmup N         runs before sampling, not recorded (default 1)...\n"                     \
+    "  --warmup-time S    ...and until S seconds of them (default 0.05)\n"                         \
     "  --repetitions N    run it all N times, each in a process of its own; the records keep\n"   \
     "                     every repetition and their aggregates (default 1)\n"                   \
     "  --cold             flush the L2 cache before every sample (default: for kernel-level\n"   \

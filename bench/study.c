@@ -271,8 +271,8 @@ static int apply_option(sb_measure_options *o, const char *name, const char *val
         return sb_fail_context("%s:%d", path, line);
     if (known > 0)
         return sb_fail("%s:%d: unknown option '%s' (max-noise, min-samples, min-time, timeout, "
-                       "warmup, repetitions, metrics, cold, warm, no-activity, isolate, "
-                       "no-isolate, variant-timeout)",
+                       "warmup, warmup-time, sample-time, noise-measure, repetitions, metrics, "
+                       "cold, warm, no-activity, isolate, no-isolate, variant-timeout)",
                        path, line, name);
     return 0;
 }

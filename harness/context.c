@@ -98,6 +98,10 @@ json_t *sb_context_json(int argc, char **argv, const sb_device_info *devices, in
     json_object_set_new(measurement, "metrics", opt->nmetrics ? metrics : json_string("default"));
     if (!opt->nmetrics)
         json_decref(metrics);
+    json_object_set_new(measurement, "warmup_time_s", json_real(opt->warmup_time));
+    json_object_set_new(measurement, "sample_time_s", json_real(opt->sample_time));
+    json_object_set_new(measurement, "noise_measure",
+                        json_string(opt->noise_measure == SB_NOISE_STDEV ? "stdev" : "robust"));
     json_object_set_new(measurement, "activity", json_boolean(opt->activity));
     json_object_set_new(measurement, "repetitions", json_integer(opt->repetitions));
     json_object_set_new(measurement, "isolate", json_boolean(opt->isolate));

@@ -1,14 +1,17 @@
+#define _GNU_SOURCE /* RUSAGE_THREAD */
 #include "measure.h"
 
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "../cuda/check.h"
 #include "../cuda/timing.h"
 #include "error.h"
 #include "profile.h"
+#include "sampling.h"
 #include "smclock.h"
 
 void sb_measure_defaults(sb_measure_options *o)
@@ -18,6 +21,9 @@ void sb_measure_defaults(sb_measure_options *o)
     o->min_time = 0.5;
     o->timeout = 20.0;
     o->warmup_runs = 1;
+    o->warmup_time = 0.05;
+    o->sample_time = 0.05;
+    o->noise_measure = SB_NOISE_ROBUST;
     o->cold = SB_COLD_KERNEL_LEVEL;
     o->counters = SB_COUNTERS_IF_AVAILABLE;
     o->nmetrics = 0;
@@ -78,27 +84,6 @@ static void set_reason(sb_result *res, sb_status status, const char *fmt, const 
 {
     res->status = status;
     snprintf(res->reason, sizeof res->reason, fmt, detail);
-}
-
-/* Growable sample arrays. */
-static int push_sample(sb_result *res, int *cap, double time_s, double wall_s)
-{
-    if (res->nsamples == *cap) {
-        int n = *cap ? 2 * *cap : 64;
-        double *t = realloc(res->time_samples, (size_t)n * sizeof *t);
-        if (t)
-            res->time_samples = t;
-        double *w = realloc(res->wall_samples, (size_t)n * sizeof *w);
-        if (w)
-            res->wall_samples = w;
-        if (!t || !w)
-            return sb_fail("out of host memory for %d samples", n);
-        *cap = n;
-    }
-    res->time_samples[res->nsamples] = time_s;
-    res->wall_samples[res->nsamples] = wall_s;
-    res->nsamples++;
-    return 0;
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -163,10 +148,11 @@ void sb_benchmark_name(const sb_workload *w, const sb_variant *v, const sb_param
         out[cap - 2] = '~'; /* visibly cut */
 }
 
-/* Events on the timed device's stream and the host clock around one run(). */
-int sb_session_sample(sb_session *s, double *time_s, double *wall_s)
+/* Events on the timed device's stream and the host clock around one run(); the NVTX range is
+ * named after the phase ("sample", "warm-up"). */
+static int session_run_timed(sb_session *s, const char *phase, double *time_s, double *wall_s)
 {
-    sb_range_push(s->label, "sample");
+    sb_range_push(s->label, phase);
     if (s->gpu)
         SB_CUDA(cudaEventRecord(s->start, s->env.streams[0]));
     double w0 = sb_now();
@@ -185,6 +171,11 @@ int sb_session_sample(sb_session *s, double *time_s, double *wall_s)
     return 0;
 }
 
+int sb_session_sample(sb_session *s, double *time_s, double *wall_s)
+{
+    return session_run_timed(s, "sample", time_s, wall_s);
+}
+
 void sb_session_close(sb_session *s)
 {
     if (s->state)
@@ -198,66 +189,106 @@ void sb_session_close(sb_session *s)
     env_close(&s->env);
 }
 
-static int sample_until_done(sb_session *s, const sb_measure_options *opt,
-                             const sb_smclock *clock, sb_result *res)
+/* What sb_sample calls to time runs (harness/sampling.h): the L2 flushed before each run when
+ * asked (outside the events), and the SM clock read before and after each sample. */
+typedef struct cuda_sampler {
+    sb_session *s;
+    sb_l2_flusher flusher;
+    cudaStream_t stream;
+    const sb_smclock *clock;
+    double *mhz;
+    int mhz_n;
+    unsigned char *preempted; /* per sample: the thread was preempted during it */
+    int samples;
+    sb_result *res;
+} cuda_sampler;
+
+/* Times the sampling thread was preempted (involuntary context switches): another task took its
+ * core, so a sample with one may hold host interference. */
+static long preemptions(void)
 {
-    sb_l2_flusher flusher = {0};
-    cudaStream_t stream = s->gpu ? s->env.streams[0] : NULL;
-    double *mhz = NULL;
-    int cap = 0, mhz_n = 0, rc = -1;
-    int cold = opt->cold == SB_COLD_KERNEL_LEVEL ? res->variant->kernel_level : opt->cold;
-    if (s->gpu && cold && sb_l2_flusher_init(&flusher, s->env.devices[0]) != 0)
-        goto done;
-    res->l2_flushed = flusher.buffer != NULL;
-    double begin = sb_now();
-    for (;;) {
-        double time_s = 0, wall_s = 0;
-        unsigned mhz_before = 0, mhz_after = 0;
-        int slow_before = 0, slow_after = 0;
-        if (flusher.buffer && (sb_l2_flush(&flusher, stream) != 0 ||
-                               cudaStreamSynchronize(stream) != cudaSuccess))
-            goto done;
-        int have_clock = sb_smclock_read(clock, &mhz_before, &slow_before) == 0;
-        rc = sb_session_sample(s, &time_s, &wall_s);
+    struct rusage u;
+    return getrusage(RUSAGE_THREAD, &u) == 0 ? u.ru_nivcsw : 0;
+}
+
+static double sampler_now(void *ctx)
+{
+    (void)ctx;
+    return sb_now();
+}
+
+static int sampler_sample(void *ctx, int runs, int warmup, double *time_s, double *wall_s)
+{
+    cuda_sampler *c = ctx;
+    unsigned mhz_before = 0, mhz_after = 0;
+    int slow_before = 0, slow_after = 0;
+    int have_clock = !warmup && sb_smclock_read(c->clock, &mhz_before, &slow_before) == 0;
+    long switches = warmup ? 0 : preemptions();
+    double time_sum = 0, wall_sum = 0;
+    for (int i = 0; i < runs; i++) {
+        double t = 0, w = 0;
+        if (c->flusher.buffer) {
+            if (sb_l2_flush(&c->flusher, c->stream) != 0)
+                return -1;
+            cudaError_t e = cudaStreamSynchronize(c->stream);
+            if (e != cudaSuccess)
+                return sb_fail("the L2 flush before a run failed: %s", cudaGetErrorString(e));
+        }
+        int rc = session_run_timed(c->s, warmup ? "warm-up" : "sample", &t, &w);
         if (rc != 0)
-            goto done;
-        rc = -1;
-        if (have_clock && sb_smclock_read(clock, &mhz_after, &slow_after) == 0) {
-            double *m = realloc(mhz, (size_t)(mhz_n + 2) * sizeof *m);
-            if (!m)
-                goto done;
-            mhz = m;
-            mhz[mhz_n++] = mhz_before;
-            mhz[mhz_n++] = mhz_after;
-            res->throttled_samples += slow_before || slow_after;
-        }
-        if (push_sample(res, &cap, time_s, wall_s) != 0)
-            goto done;
-        double elapsed = sb_now() - begin;
-        sb_stats_compute(res->time_samples, res->nsamples, &res->time);
-        int stop = res->nsamples >= opt->min_samples && elapsed >= opt->min_time &&
-                           res->time.noise < opt->max_noise ? 1
-                   : elapsed >= opt->timeout                 ? 2
-                                                             : 0;
-        if (s->env.agree)
-            stop = s->env.agree(stop);
-        if (stop) {
-            res->stop_reason = stop == 1 ? "noise" : "timeout";
-            break;
-        }
+            return rc;
+        time_sum += t;
+        wall_sum += w;
     }
-    sb_stats_compute(res->wall_samples, res->nsamples, &res->wall);
-    if (mhz_n > 0) {
-        qsort(mhz, (size_t)mhz_n, sizeof *mhz, compare_doubles);
+    *time_s = time_sum / runs;
+    *wall_s = wall_sum / runs;
+    if (!warmup) {
+        unsigned char *p = realloc(c->preempted, (size_t)c->samples + 1);
+        if (!p)
+            return sb_fail("out of host memory for %d samples", c->samples + 1);
+        c->preempted = p;
+        c->preempted[c->samples++] = preemptions() != switches;
+    }
+    if (have_clock && sb_smclock_read(c->clock, &mhz_after, &slow_after) == 0) {
+        double *m = realloc(c->mhz, (size_t)(c->mhz_n + 2) * sizeof *m);
+        if (!m)
+            return sb_fail("out of host memory for clock readings");
+        c->mhz = m;
+        c->mhz[c->mhz_n++] = mhz_before;
+        c->mhz[c->mhz_n++] = mhz_after;
+        c->res->throttled_samples += slow_before || slow_after;
+    }
+    return 0;
+}
+
+/* Warm-up and samples (harness/sampling.h). 0; 1 when a warm-up run failed; -1 otherwise. */
+static int warm_up_and_sample(sb_session *s, const sb_measure_options *opt,
+                              const sb_smclock *clock, sb_result *res)
+{
+    cuda_sampler c = {.s = s, .stream = s->gpu ? s->env.streams[0] : NULL, .clock = clock,
+                      .res = res};
+    int cold = opt->cold == SB_COLD_KERNEL_LEVEL ? res->variant->kernel_level : opt->cold;
+    if (s->gpu && cold && sb_l2_flusher_init(&c.flusher, s->env.devices[0]) != 0)
+        return -1;
+    res->l2_flushed = c.flusher.buffer != NULL;
+    sb_sampler sampler = {&c, sampler_sample, sampler_now, s->env.agree};
+    int rc = sb_sample(opt, &sampler, res);
+    for (int i = 0; rc == 0 && i < res->nsamples && i < c.samples; i++) {
+        int slow = res->time_samples[i] > 1.1 * res->time.median;
+        res->preempted_samples += c.preempted[i];
+        res->slow_samples += slow;
+        res->slow_preempted += slow && c.preempted[i];
+    }
+    free(c.preempted);
+    if (rc == 0 && c.mhz_n > 0) {
+        qsort(c.mhz, (size_t)c.mhz_n, sizeof *c.mhz, compare_doubles);
         res->clock_available = 1;
-        res->sm_mhz_min = mhz[0];
-        res->sm_mhz_max = mhz[mhz_n - 1];
-        res->sm_mhz_median = mhz[mhz_n / 2];
+        res->sm_mhz_min = c.mhz[0];
+        res->sm_mhz_max = c.mhz[c.mhz_n - 1];
+        res->sm_mhz_median = c.mhz[c.mhz_n / 2];
     }
-    rc = 0;
-done:
-    free(mhz);
-    sb_l2_flusher_free(&flusher);
+    free(c.mhz);
+    sb_l2_flusher_free(&c.flusher);
     return rc;
 }
 
@@ -351,20 +382,13 @@ int sb_measure(const sb_workload *w, const sb_variant *v, const void *model,
     res->validation = reference ? "passed" : "is-reference";
     if (gpu && free_device_bytes(devices[0]) < free_least)
         free_least = free_device_bytes(devices[0]);
-    for (int i = 0; i < opt->warmup_runs; i++) {
-        sb_range_push(s.label, "warm-up");
-        rc = v->ops->run(s.state);
-        sb_range_pop();
-        if (rc != 0) {
-            set_reason(res, SB_FAILED, "warm-up run failed: %s", sb_error());
-            goto done;
-        }
-    }
     sb_smclock clock = {0};
     if (gpu && timed_device)
         sb_smclock_open(&clock, timed_device->uuid);
-    if (sample_until_done(&s, opt, &clock, res) != 0) {
-        set_reason(res, SB_FAILED, "timed run failed: %s", sb_error());
+    rc = warm_up_and_sample(&s, opt, &clock, res);
+    if (rc != 0) {
+        set_reason(res, SB_FAILED, rc == 1 ? "warm-up run failed: %s" : "timed run failed: %s",
+                   sb_error());
         goto done;
     }
     if (gpu && free_device_bytes(devices[0]) < free_least)

@@ -14,11 +14,16 @@ extern "C" {
 #endif
 
 typedef struct sb_measure_options {
-    double max_noise;  /* stop when stdev/mean of the primary timer is below this... */
+    double max_noise;  /* stop when the noise (noise_measure) of the primary timer is below
+                          this, or the median is known within it (harness/sampling.h)... */
     int min_samples;   /* ...after at least this many samples... */
     double min_time;   /* ...and this many seconds of sampling */
     double timeout;    /* stop anyway after this many seconds of sampling */
-    int warmup_runs;
+    int warmup_runs;   /* untimed runs before sampling, at least... */
+    double warmup_time; /* ...and until this many seconds of them (0: no time) */
+    double sample_time; /* a sample is as many consecutive runs as last this long together,
+                           judged from the warm-up (0: one run a sample) */
+    int noise_measure;  /* SB_NOISE_ROBUST (the default) or SB_NOISE_STDEV */
     int cold;          /* flush L2 before each sample: 1 always, 0 never, SB_COLD_KERNEL_LEVEL
                           for kernel-level variants only (the default) */
     /* Hardware counters, in a pass of their own after the timed samples (SB_COUNTERS_*). */
@@ -48,6 +53,10 @@ enum {
 };
 
 #define SB_COLD_KERNEL_LEVEL (-1)
+
+/* The noise the stopping rule reads: sb_stats.noise_robust (median absolute deviation over the
+ * median) or sb_stats.noise (stdev/mean). */
+enum { SB_NOISE_ROBUST, SB_NOISE_STDEV };
 
 void sb_measure_defaults(sb_measure_options *o);
 
@@ -90,9 +99,15 @@ typedef struct sb_result {
     char validation_detail[512];
     int event_timer;           /* primary timer: CUDA events (1) or wall clock (0) */
     int nsamples;
-    double *time_samples, *wall_samples; /* seconds */
+    double *time_samples, *wall_samples; /* seconds per run: each sample's mean */
     sb_stats time, wall;
-    const char *stop_reason;
+    int runs_per_sample; /* consecutive runs each sample averages (0: not sampled) */
+    int warmup_runs;     /* warm-up runs made */
+    const char *stop_reason; /* sb_stop_name: noise, converged, timeout */
+    char stop_detail[192];   /* the figures that ended sampling, in words */
+    /* Host interference: samples during which the sampling thread was preempted (another task
+     * took its core); samples more than 10 % above the median, and how many of those were. */
+    int preempted_samples, slow_samples, slow_preempted;
     int l2_flushed; /* the L2 was flushed before every sample */
     int clock_available;
     double sm_mhz_min, sm_mhz_median, sm_mhz_max;

@@ -21,10 +21,13 @@ static json_t *stats_json(const sb_stats *s, const double *samples, int n)
     json_t *list = json_array();
     for (int i = 0; i < n; i++)
         json_array_append_new(list, number(samples[i]));
-    return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "unit", "s", "median",
-                     number(s->median), "mean", number(s->mean), "min", number(s->min), "max",
-                     number(s->max), "stdev", number(s->stdev), "noise", number(s->noise),
-                     "samples", list);
+    json_t *j = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "unit", "s", "median",
+                          number(s->median), "mean", number(s->mean), "min", number(s->min),
+                          "max", number(s->max), "stdev", number(s->stdev), "noise",
+                          number(s->noise), "samples", list);
+    json_object_set_new(j, "noise_robust", number(s->noise_robust));
+    json_object_set_new(j, "median_ci", number(s->median_ci));
+    return j;
 }
 
 static json_t *series_json(const sb_report *rep)
@@ -210,6 +213,14 @@ static json_t *benchmark_json(const sb_result *res)
         res->validation, "against", res->against ? json_string(res->against) : json_null(),
         "detail", res->validation_detail, "timer", res->event_timer ? "cuda-event" : "wall",
         "stop_reason", res->stop_reason ? json_string(res->stop_reason) : json_null());
+    json_object_set_new(sb, "stop_detail", json_string(res->stop_detail));
+    json_object_set_new(sb, "runs_per_sample", json_integer(res->runs_per_sample));
+    json_object_set_new(sb, "warmup_runs", json_integer(res->warmup_runs));
+    json_object_set_new(sb, "kernel_level", json_boolean(res->variant->kernel_level));
+    json_object_set_new(sb, "host",
+                        json_pack("{s:i, s:i, s:i}", "preempted_samples", res->preempted_samples,
+                                  "slow_samples", res->slow_samples, "slow_preempted",
+                                  res->slow_preempted));
     json_object_set_new(sb, "devices_used", json_integer(res->ndevices));
     json_object_set_new(sb, "l2_flushed", json_boolean(res->l2_flushed));
     json_object_set_new(sb, "time", stats_json(&res->time, res->time_samples, res->nsamples));

@@ -30,6 +30,7 @@ void sb_stats_compute(const double *x, int n, sb_stats *s)
 {
     memset(s, 0, sizeof *s);
     s->n = n;
+    s->median_ci = INFINITY;
     if (n <= 0)
         return;
 
@@ -58,12 +59,28 @@ void sb_stats_compute(const double *x, int n, sb_stats *s)
     /* The median sorts a copy: the caller's samples stay in the order they were taken. */
     double *sorted = malloc((size_t)n * sizeof *sorted);
     if (!sorted) {
-        s->median = NAN;
+        s->median = s->noise_robust = s->median_ci = NAN;
         return;
     }
     memcpy(sorted, x, (size_t)n * sizeof *sorted);
     qsort(sorted, (size_t)n, sizeof *sorted, compare_doubles);
     s->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    if (s->median != 0) {
+        /* The median's interval: order statistics j and k (1-based) with j = floor((n - 1.96
+         * sqrt n) / 2), k = ceil(1 + (n + 1.96 sqrt n) / 2), the normal approximation to the
+         * binomial count of samples below the median. */
+        double half = 1.96 * sqrt((double)n);
+        int j = (int)floor((n - half) / 2), k = (int)ceil(1 + (n + half) / 2);
+        if (j >= 1 && k <= n)
+            s->median_ci = (sorted[k - 1] - sorted[j - 1]) / 2 / fabs(s->median);
+    }
+    if (n >= 2 && s->median != 0) {
+        for (int i = 0; i < n; i++)
+            sorted[i] = fabs(sorted[i] - s->median);
+        qsort(sorted, (size_t)n, sizeof *sorted, compare_doubles);
+        double mad = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        s->noise_robust = 1.4826 * mad / fabs(s->median);
+    }
     free(sorted);
 }
 

@@ -11,6 +11,14 @@ typedef struct sb_stats {
     double median, mean, min, max;
     double stdev; /* sample standard deviation (n - 1); 0 when n < 2 */
     double noise; /* stdev / mean; 0 when n < 2 or mean == 0 */
+    /* 1.4826 x the median absolute deviation, over the median: the relative spread of the bulk
+     * of the samples (it equals stdev/mean for normal samples), which a few outliers or a burst
+     * of slow samples do not move. 0 when n < 2 or median == 0. */
+    double noise_robust;
+    /* Half the width of the distribution-free 95 % confidence interval of the median (order
+     * statistics), over the median: how well the samples pin the median down. Infinite when
+     * n < 8 (too few samples for such an interval) or median == 0. */
+    double median_ci;
 } sb_stats;
 
 void sb_stats_compute(const double *x, int n, sb_stats *s);

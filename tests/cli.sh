@@ -24,6 +24,8 @@ for bad in "--param histogram=$tmp/missing.txt:missing.txt" \
            "--param t_max=-5:t_max" \
            "--variant warp-drive:warp-drive" \
            "--max-noise 7:max-noise" \
+           "--noise-measure median:noise-measure" \
+           "--sample-time -1:sample-time" \
            "--device 99:device"; do
     args=${bad%:*}
     expect 2 "bad input $args" "$sb" run procell --param histogram="$tmp/h.txt" $args --out "$tmp/r.json"
@@ -49,6 +51,9 @@ json "$tmp/cpu.json" "b=d['benchmarks']; assert len(b)==2; s=[x['stagebench'] fo
 assert [x['status'] for x in s]==['valid','valid']; assert s[0]['validation']['status']=='is-reference'; \
 assert s[1]['validation']['status']=='passed' and s[1]['validation']['against']=='cpu-reference'; \
 assert all(x['iterations']>=12 or x['stagebench']['stop_reason']=='timeout' for x in b); \
+assert all(x['stop_reason'] in ('noise','converged','timeout') and x['stop_detail'] and \
+x['runs_per_sample']>=1 and x['time']['noise_robust']>=0 and 'preempted_samples' in x['host'] for x in s); \
+assert d['context']['stagebench']['measurement']['noise_measure']=='robust'; \
 assert b[0]['time_unit']=='ms' and b[0]['real_time']>0 and 'context' in d"
 head -n 1 "$tmp/cpu.csv" | grep -q "^name,workload,variant,stage" || fail "CSV header"
 [ "$(wc -l < "$tmp/cpu.csv")" = 3 ] || fail "CSV rows"
