@@ -3,8 +3,10 @@
  * exchange and pressure within 1e-4 (the summation order differs), the pair counts within one
  * pair at the range's edge, every tube's TAF; after many steps the populations in the band.
  * Boxes fuller than the block (box_capacity=1 and a dense lattice) and lists fuller than their
- * first capacity force every rebuild path. The co-processor stages' neighbour and tube lists
- * after one step against a search over every pair: exactly the same entries. */
+ * first capacity force every rebuild path; steps with divisions alone and with deaths too force
+ * both of resident's and sorted's life-cycle paths, and 140,000 cells their one thread a cell.
+ * The co-processor stages' neighbour and tube lists after one step against a search over every
+ * pair: exactly the same entries. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -42,9 +44,14 @@ static void check_runs(const ag_model *m, const sb_params *p, const sb_variant *
     sb_workload_angio.output_free(got);
 }
 
-static void check_case(const char *a, const char *b, const char *c, const char *d)
+/* Every GPU stage against cpu-reference on the model of the assignments given (NULL-terminated:
+ * the first NULL ends them). */
+static void check_case(const char *first, ...)
 {
-    const sb_params *p = angio_params(a, b, c, d, NULL);
+    va_list ap;
+    va_start(ap, first);
+    const sb_params *p = workload_params(&sb_workload_angio, first, ap);
+    va_end(ap);
     ag_model *m = angio_load(p);
     ag_output *ref = angio_run("cpu-reference", m, p, NULL);
     int checked = 0;
@@ -67,6 +74,25 @@ static void one_step(void **unused)
     check_case("cells=3001", "seed=1", NULL, NULL);
     check_case("cells=20000", "seed=2", "radius=4", NULL);
     check_case("scenario=tubes", "cells=20000", "tubes=300", NULL);
+    /* resident and sorted give a cell one thread from about 135,000 cells (132 SMs), and
+     * note at most 16 partners before evaluating them: density 30 notes more */
+    check_case("cells=140000", "density=30", NULL);
+}
+
+/* One step with divisions (every Mature cell with oxygen >= 0.8: about 40 %) and none dead,
+ * where resident and sorted leave the cells in place and write the daughters after them; then
+ * with deaths too (oxygen under 0.6 for a minute), where they compact into the other buffer;
+ * again with one thread a cell; and five steps of it (the graph's loop and a last step apart). */
+static void divisions_and_deaths(void **unused)
+{
+    (void)unused;
+    check_case("cells=3000", "t_mature=0", "c_div=0.8", NULL);
+    check_case("cells=3000", "t_mature=0", "c_div=0.8", "c_dead=0.6", "c_hyp=0.7", "t_dead=1",
+               "consumption=0.05", NULL);
+    check_case("cells=140000", "t_mature=0", "c_div=0.8", "c_dead=0.6", "c_hyp=0.7", "t_dead=1",
+               "consumption=0.05", NULL);
+    check_case("cells=3000", "steps=5", "max_cells=48000", "t_mature=0", "c_div=0.8",
+               "c_dead=0.6", "c_hyp=0.7", "t_dead=1", "consumption=0.05", NULL);
 }
 
 /* box_capacity=1: every box with two cells outgrows the shared-memory block; density 30: more
@@ -213,6 +239,7 @@ int main(void)
     device = 0;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_step),
+        cmocka_unit_test(divisions_and_deaths),
         cmocka_unit_test(rebuilds),
         cmocka_unit_test(lists_one_step),
         cmocka_unit_test(many_steps),

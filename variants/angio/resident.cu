@@ -1,22 +1,33 @@
 /* Stage 7: the whole simulation resident on the GPU (the paper's conclusion). The cells and tubes
  * go to the device once, at setup; a run resets them there and runs every step on one stream:
- *   cell lists  a counting sort of the cells by box (histogram with atomics, CUB scan, scatter),
- *               and the interaction inputs as arrays per property (float4 x,y,z,r; float2 c,a);
- *   cell-cell   a team of threads per cell over the 27 boxes around it (as cpu-openmp.c): one
- *               thread when the cells fill the GPU, up to a warp when they are few;
- *   tube-cell   a thread per cell over the tubes of its box (box lists built once: tubes do not
- *               move), each tube's TAF gained by atomics; faster than alg. 5, 6's tube lists at
- *               every tube count of fig. 8, and nothing to overflow;
- *   life cycle  a thread per cell steps it, then divisions and removals by scans over flags,
- *               keeping host.c's order: survivors in id order, then the daughters in their
- *               parents' order, numbered from next_id.
+ *   cell lists  a counting sort of the cells by box: each cell's box and rank in it come from
+ *               the step before (its atomic on the box counts, made where the cell got its new
+ *               place), a CUB scan of the counts, then each cell to its slot; the interaction
+ *               inputs (float4 x,y,z,r; float2 c,a) in id order, or in box order (stage 8);
+ *   interactions  one kernel, a team of threads per cell: cell-cell over the 27 boxes around
+ *               it (as cpu-openmp.c; one thread when the cells fill the GPU, up to a warp when
+ *               they are few), each lane keeping the partners in range in shared memory and
+ *               evaluating them after its walk; then the tubes of the cell's box (box lists
+ *               built once: tubes do not move; each tube's TAF gained by atomics; faster than
+ *               alg. 5, 6's tube lists at every tube count of fig. 8); then the cell's own step
+ *               (motion, oxygen, TAF, state), its flags for the life cycle, and, unless it
+ *               divides or dies, its box and rank for the next step's lists;
+ *   life cycle  a CUB scan over the flags, then divisions and removals, keeping host.c's order:
+ *               survivors in id order, then the daughters in their parents' order, numbered
+ *               from next_id. A step without deaths leaves every cell where it is and only
+ *               writes the daughters after them; a step with deaths compacts into the other
+ *               buffer.
  * The host waits on nothing during a run: the population lives on the device (each kernel reads
  * it; launches cover a bound on it), a population past max_cells is noted there (and fails the
- * run), and the host reads those once, at the end, with the cells. The first run (validation) launches step by step with events between the phases,
- * which time them; later runs launch one CUDA graph whose while-loop runs two steps a turn, with no
- * event and no host in the loop. Stage 8 (sorted.cu) is this engine with `sorted` set: the
- * interaction inputs are laid out in box order (a box's cells contiguous) instead of id order. */
+ * run), and the host reads those once, at the end, with the cells. The first run (validation)
+ * launches step by step with events between the phases, which time them, and splits the
+ * interaction kernel into its three parts (cell-cell, tube-cell, the cells' step) so that each
+ * phase has its own time; later runs launch one CUDA graph whose while-loop runs two steps a turn,
+ * with the parts fused, no event and no host in the loop. Stage 8 (sorted.cu) is this engine with
+ * `sorted` set: the interaction inputs are laid out in box order (a box's cells contiguous)
+ * instead of id order. */
 #include <cub/device/device_scan.cuh>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,10 +46,18 @@
 /* Event sets of the timed phases, used in turn: the host waits for a set only when the GPU is
  * this many steps behind. */
 #define AG_EVENT_SETS 32
+/* Partners in range a lane notes (in shared memory) before it evaluates them. */
+#define AG_HITS 16
 
 enum { AG_NPHASES = 4 };
 static const char *const phase_name[AG_NPHASES] = {"cell lists", "cell-cell", "tube-cell",
                                                    "life cycle"};
+
+/* The parts of the interaction kernel: the first run launches them apart (a phase each), the
+ * timed runs as one kernel. */
+enum { AG_CELLS = 1, AG_TUBES = 2, AG_STEP = 4, AG_ALL = 7 };
+
+static_assert(sizeof(ag_cell) == 64, "a cell is four 16-byte vectors");
 
 typedef struct ag_grid {
     float edge;
@@ -46,9 +65,9 @@ typedef struct ag_grid {
 } ag_grid;
 
 /* The population between steps, on the device: step k reads pop[k & 1], and its life cycle writes
- * pop[(k + 1) & 1]. */
+ * pop[(k + 1) & 1]. Its cells are in buffer `buf` (ag_bufs). */
 typedef struct ag_pop {
-    int n;
+    int n, buf;
     uint32_t next_id;
     long long step;
     long long divisions, deaths;
@@ -68,25 +87,56 @@ typedef struct ag_readback {
     unsigned long long pairs[2];
 } ag_readback;
 
+/* A cell's interaction inputs as its last step left them, with its box and its rank among that
+ * box's cells (the counting sort's first half): one 32-byte sector, indexed like the cells. */
+typedef struct __align__(16) ag_staged {
+    float4 pos; /* x, y, z, r */
+    float2 ca;  /* oxygen, TAF */
+    int box, rank;
+} ag_staged;
+static_assert(sizeof(ag_staged) == 32 && offsetof(ag_staged, ca) == 16 &&
+                  offsetof(ag_staged, box) == 24 && offsetof(ag_staged, rank) == 28,
+              "a staged cell is one sector: x, y, z, r | c, a, box, rank");
+
+/* The cells (id order) and their staged inputs, two of each: a step with deaths compacts the
+ * survivors from buffer pop.buf into the other one. */
+typedef struct ag_bufs {
+    ag_cell *cells[2];
+    ag_staged *stage[2];
+} ag_bufs;
+
+/* Buffer `buf` of each, chosen without indexing (a kernel parameter indexed at run time is
+ * copied to local memory). */
+static __device__ ag_cell *cells_in(const ag_bufs &b, int buf)
+{
+    return buf ? b.cells[1] : b.cells[0];
+}
+
+static __device__ ag_staged *staged_in(const ag_bufs &b, int buf)
+{
+    return buf ? b.stage[1] : b.stage[0];
+}
+
 typedef struct ag_gpu {
     sb_env *env;
     const ag_model *m;
     int sorted; /* interaction inputs in box order (stage 8), else in id order */
-    int team_log2; /* threads per cell in the cell-cell kernel: 1 to 32 (choose_team) */
-    unsigned cell_cell_blocks; /* the most its grid needs: as many as the GPU holds at once */
+    int team_log2; /* threads per cell in the cell-cell part: 1 to 32 (choose_team) */
+    /* the most the interaction kernels' grids need (as many blocks as the GPU holds at once):
+     * the cell-cell part alone, and the three parts fused */
+    unsigned cells_blocks, all_blocks;
     ag_grid grid;
     int nboxes;
     /* the population at the end of the last run (host.c's ag_sim) */
     int ncells;
     long long divisions, deaths, cell_pairs, tube_pairs;
-    /* cells: as uploaded, and the two id-ordered arrays the life cycle compacts between (step k
-     * reads d_cells[k & 1]) */
-    ag_cell *d_init, *d_cells[2];
+    ag_cell *d_init;             /* the cells as uploaded; a run starts from them */
+    ag_bufs bufs;                /* the population's cells and staged inputs */
     ag_tube *d_tubes0, *d_tubes; /* as uploaded, and with the run's TAF */
     ag_pop *d_pop;               /* [2] */
     ag_faults *d_faults;
     /* cell lists: box b holds box_cells[box_start[b] .. box_start[b + 1]) */
-    int *d_box_count, *d_box_start, *d_box_cells, *d_rank;
+    int *d_box_count, *d_box_start, *d_box_cells;
     /* interaction inputs, indexed by cell (slot in box order when sorted) */
     float4 *d_pos;
     float2 *d_ca;
@@ -119,6 +169,68 @@ static __device__ int box_of(ag_grid g, const float *x)
            g.nbox * (ag_box_at(x[1], g.edge, g.nbox) + g.nbox * ag_box_at(x[2], g.edge, g.nbox));
 }
 
+/* A cell moved whole, as four 16-byte loads or stores (cells are 64 bytes, the arrays aligned):
+ * field by field, a warp's 16 four-byte accesses 64 bytes apart cost 16 times the requests. */
+union ag_cell_vec {
+    ag_cell c;
+    int4 v[4];
+};
+
+static __device__ ag_cell load_cell(const ag_cell *at)
+{
+    ag_cell_vec u;
+    const int4 *from = reinterpret_cast<const int4 *>(at);
+#pragma unroll
+    for (int q = 0; q < 4; q++)
+        u.v[q] = from[q];
+    return u.c;
+}
+
+static __device__ void store_cell(ag_cell *at, const ag_cell &c)
+{
+    ag_cell_vec u;
+    u.c = c;
+    int4 *to = reinterpret_cast<int4 *>(at);
+#pragma unroll
+    for (int q = 0; q < 4; q++)
+        to[q] = u.v[q];
+}
+
+union ag_staged_vec {
+    ag_staged s;
+    int4 v[2];
+};
+
+static __device__ ag_staged load_stage(const ag_staged *at)
+{
+    ag_staged_vec u;
+    const int4 *from = reinterpret_cast<const int4 *>(at);
+    u.v[0] = from[0];
+    u.v[1] = from[1];
+    return u.s;
+}
+
+static __device__ void store_stage(ag_staged *at, const ag_staged &s)
+{
+    ag_staged_vec u;
+    u.s = s;
+    int4 *to = reinterpret_cast<int4 *>(at);
+    to[0] = u.v[0];
+    to[1] = u.v[1];
+}
+
+/* A cell's inputs for the next cell lists: its box, its rank there (the box count's atomic: in no
+ * set order), its position, radius, oxygen and TAF. */
+static __device__ void stage_cell(ag_grid grid, int *box_count, const ag_cell &c, ag_staged *at)
+{
+    ag_staged s;
+    s.pos = make_float4(c.x[0], c.x[1], c.x[2], c.r);
+    s.ca = make_float2(c.c, c.a);
+    s.box = box_of(grid, c.x);
+    s.rank = atomicAdd(&box_count[s.box], 1);
+    store_stage(at, s);
+}
+
 static __device__ void copy_effects(ag_cell *to, const ag_cell *from)
 {
     to->f[0] = from->f[0];
@@ -138,32 +250,68 @@ static __device__ void count_add(unsigned long long *counter, unsigned v)
         atomicAdd(counter, (unsigned long long)v);
 }
 
-/* Counting sort, first half: each cell's rank among the cells of its box (in no set order). */
-static __global__ void bin_kernel(ag_grid grid, const ag_pop *pop, const ag_cell *cells,
-                                  int *box_count, int *rank)
+static_assert(offsetof(ag_cell, x) == 8 && offsetof(ag_cell, r) == 20 &&
+                  offsetof(ag_cell, c) == 24 && offsetof(ag_cell, a) == 28,
+              "a cell's inputs are in its first 32 bytes");
+
+/* The first step's half of the counting sort (later steps' is made where each cell gets its
+ * place): every cell of the uploaded population staged, from the first 32 bytes of each (one
+ * sector: id, state, x, y, z, r, c, a). */
+static __global__ void prepare_kernel(ag_grid grid, const ag_pop *pop, ag_bufs b, int *box_count)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < pop->n)
-        rank[i] = atomicAdd(&box_count[box_of(grid, cells[i].x)], 1);
+    ag_pop p = *pop;
+    if (i >= p.n)
+        return;
+    const int4 *from = reinterpret_cast<const int4 *>(&cells_in(b, p.buf)[i]);
+    int4 v0 = from[0], v1 = from[1];
+    ag_cell c;
+    c.x[0] = __int_as_float(v0.z);
+    c.x[1] = __int_as_float(v0.w);
+    c.x[2] = __int_as_float(v1.x);
+    c.r = __int_as_float(v1.y);
+    c.c = __int_as_float(v1.z);
+    c.a = __int_as_float(v1.w);
+    stage_cell(grid, box_count, c, &staged_in(b, p.buf)[i]);
 }
 
-/* Second half, after the scan of the counts: each cell to its place in box_cells, and its
- * interaction inputs to its own index, or to that place when sorted. The counts, scanned, are
- * cleared here for the next step's histogram (a memset less per step). */
-static __global__ void place_kernel(ag_grid grid, int nboxes, const ag_pop *pop, int sorted,
-                                    const ag_cell *cells, int *box_count, const int *box_start,
-                                    const int *rank, int *box_cells, float4 *pos, float2 *ca)
+/* Second half, after the scan of the counts: each cell to its place in box_cells, and, in id
+ * order, its interaction inputs (sorted: gather_kernel's). The counts, scanned, are cleared here
+ * for the next step's histogram (a memset less per step). */
+static __global__ void place_kernel(int nboxes, const ag_pop *pop, int sorted, ag_bufs b,
+                                    int *box_count, const int *box_start, int *box_cells,
+                                    float4 *pos, float2 *ca)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    for (int b = i; b <= nboxes; b += gridDim.x * blockDim.x)
-        box_count[b] = 0;
-    if (i >= pop->n)
+    for (int bx = i; bx <= nboxes; bx += gridDim.x * blockDim.x)
+        box_count[bx] = 0;
+    ag_pop p = *pop;
+    if (i >= p.n)
         return;
-    const ag_cell *c = &cells[i];
-    int slot = box_start[box_of(grid, c->x)] + rank[i], k = sorted ? slot : i;
-    box_cells[slot] = i;
-    pos[k] = make_float4(c->x[0], c->x[1], c->x[2], c->r);
-    ca[k] = make_float2(c->c, c->a);
+    /* the record's second half (c, a, box, rank); its first (x, y, z, r) only when needed */
+    const int4 *at = reinterpret_cast<const int4 *>(&staged_in(b, p.buf)[i]);
+    int4 half = at[1];
+    box_cells[box_start[half.z] + half.w] = i;
+    if (!sorted) {
+        int4 first = at[0];
+        pos[i] = make_float4(__int_as_float(first.x), __int_as_float(first.y),
+                             __int_as_float(first.z), __int_as_float(first.w));
+        ca[i] = make_float2(__int_as_float(half.x), __int_as_float(half.y));
+    }
+}
+
+/* Sorted: the interaction inputs in box order, each slot gathering its cell's (scattered
+ * 16- and 8-byte writes would each cost a partial sector; the gathered reads are whole ones). */
+static __global__ void gather_kernel(const ag_pop *pop, ag_bufs b, const int *box_cells,
+                                     float4 *pos, float2 *ca)
+{
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    ag_pop p = *pop;
+    if (k >= p.n)
+        return;
+    ag_staged s = load_stage(&staged_in(b, p.buf)[box_cells[k]]);
+    pos[k] = s.pos;
+    ca[k] = s.ca;
 }
 
 /* Sums a cell's effects over the `team` lanes that share it (a power of two up to 32, aligned
@@ -179,131 +327,201 @@ static __device__ void team_sum(ag_cell *sum, int team)
     }
 }
 
-/* Cell-cell: a team of 2^team_log2 lanes per entry k of the inputs over the 27 boxes around its
- * cell, skipping itself, as cpu-openmp.c. Boxes are numbered x first, so a row of three boxes
- * along x is one run of box_cells: the 27 boxes are 9 runs. A lone thread's walk is a chain of
- * dependent loads (row start, entry, partner), 9 runs long: a team splits the runs among its
- * lanes (a team of 32 puts 3 lanes on each run, taking its cells in turn), so few cells get wide
- * teams, and their sums meet by shuffles. One thread a cell sums in the runs' order. The sum is
- * written, not added: this is where the step's effects are cleared. Each pair is counted from
- * both sides. The grid strides over the entries (its size need not follow the population). */
-static __global__ void cell_cell_kernel(ag_laws l, ag_grid grid, const ag_pop *pop, int sorted,
-                                        int team_log2, const float4 *pos, const float2 *ca,
-                                        const int *box_start, const int *box_cells,
-                                        ag_cell *cells, unsigned long long *pairs)
+/* The partners a lane noted, hits[0], hits[AG_BLOCK], ..., evaluated in the order noted and added
+ * to *sum. Returns the pairs (all of them: the note took the same test). */
+static __device__ unsigned evaluate(const ag_laws *l, const float *x, float4 p, float2 q,
+                                    const int *hits, int n, const float4 *pos, const float2 *ca,
+                                    ag_cell *sum)
 {
+    unsigned met = 0;
+    for (int h = 0; h < n; h++) {
+        int o = hits[h * AG_BLOCK];
+        float4 pj = pos[o];
+        float2 qj = ca[o];
+        float xj[3] = {pj.x, pj.y, pj.z};
+        ag_effect e;
+        if (ag_cell_pair(l, x, p.w, q.x, q.y, xj, pj.w, qj.x, qj.y, &e)) {
+            ag_effect_add(sum, &e);
+            met++;
+        }
+    }
+    return met;
+}
+
+/* Cell-cell for entry k of the inputs (position and radius p, oxygen and TAF q), this lane's
+ * share, skipping the cell itself, as cpu-openmp.c. Boxes are numbered x first, so a row of three
+ * boxes along x is one run of box_cells: the 27 boxes are 9 runs. A team of lanes splits the runs
+ * (a team of 32 puts 3 lanes on each run, taking its cells in turn; bit r of my_runs says
+ * whether run r is this lane's, per_run lanes share a run, `stripe` is this lane's place among
+ * them), so few cells get wide teams. The lane reads the 9
+ * runs' bounds at once, then walks its runs as one list (a lane that ends a run takes up the next
+ * at once, not when the warp's slowest lane does), testing each candidate's range only; the ones
+ * in range are noted and evaluated after the walk (or when AG_HITS are noted), so the warp does
+ * the pair's arithmetic for partners, not for every candidate some lane is at. A lone lane sums
+ * in the runs' order, as before. Returns the pairs. */
+static __device__ unsigned cell_cell_sum(const ag_laws *l, ag_grid grid, int sorted, int k,
+                                         float4 p, float2 q, unsigned my_runs, int per_run,
+                                         int stripe, const float4 *pos,
+                                         const float2 *ca, const int *box_start,
+                                         const int *box_cells, ag_cell *sum)
+{
+    __shared__ int noted[AG_HITS * AG_BLOCK], bounds[18 * AG_BLOCK];
+    int *hits = noted + threadIdx.x; /* this lane's columns: no bank conflicts */
+    int *run = bounds + threadIdx.x; /* run r from run[2r AG_BLOCK] to run[(2r + 1) AG_BLOCK] */
+    float x[3] = {p.x, p.y, p.z};
+    int nb = grid.nbox, b[3];
+    for (int a = 0; a < 3; a++)
+        b[a] = ag_box_at(x[a], grid.edge, nb);
+    int x0 = max(b[0] - 1, 0), x1 = min(b[0] + 1, nb - 1);
+#pragma unroll
+    for (int r = 0; r < 9; r++) {
+        int y = b[1] + r % 3 - 1, z = b[2] + r / 3 - 1;
+        int row = nb * (y + nb * z);
+        int mine = (my_runs >> r & 1) && y >= 0 && y < nb && z >= 0 && z < nb;
+        run[2 * r * AG_BLOCK] = mine ? box_start[row + x0] + stripe : 0;
+        run[(2 * r + 1) * AG_BLOCK] = mine ? box_start[row + x1 + 1] : 0;
+    }
+    unsigned met = 0;
+    int noted_n = 0, r = 0, j = run[0], end = run[AG_BLOCK];
+#pragma unroll 1
+    for (;;) {
+        if (j >= end) { /* this run is done: the next one */
+            if (++r == 9)
+                break;
+            j = run[2 * r * AG_BLOCK];
+            end = run[(2 * r + 1) * AG_BLOCK];
+            continue;
+        }
+        int o = sorted ? j : box_cells[j]; /* the partner's entry in the inputs */
+        j += per_run;
+        if (o == k)
+            continue;
+        float4 pj = pos[o];
+        float xj[3] = {pj.x, pj.y, pj.z};
+        if (!ag_cells_meet(l, x, p.w, xj, pj.w))
+            continue;
+        hits[noted_n * AG_BLOCK] = o;
+        if (++noted_n == AG_HITS) {
+            met += evaluate(l, x, p, q, hits, noted_n, pos, ca, sum);
+            noted_n = 0;
+        }
+    }
+    return met + evaluate(l, x, p, q, hits, noted_n, pos, ca, sum);
+}
+
+/* The interaction kernel, PARTS of it (AG_CELLS, AG_TUBES, AG_STEP): a team of 2^team_log2 lanes
+ * per entry k of the inputs (the cell in box_cells[k] when sorted, else cell k).
+ *   AG_CELLS  cell-cell (cell_cell_sum), the team's sums met by shuffles; each pair is counted
+ *             from both sides. Without it, the sum so far is read from the cell.
+ *   AG_TUBES  lane 0 adds the tubes of the cell's box (when there are tubes).
+ *   AG_STEP   lane 0 steps the cell (host.c's ag_sim_life, up to the divisions), writes it whole
+ *             and its flags for the scan (survives << 32 | divides; entries n to `bound` are 0,
+ *             so that the scan holds the totals at n: both counts fit in 32 bits, so one 64-bit
+ *             sum scans both), and, if it neither dies nor divides, stages it for the next step's
+ *             lists (a dividing cell is staged where it divides).
+ * Without AG_STEP the sum is written to the cell for the next part: that write is where a step's
+ * effects are cleared (the sums start at 0). The grid strides over the entries (its size need not
+ * follow the population); every lane of a warp goes round the loop as often (shuffles, counts). */
+template <int PARTS>
+static __global__ void __launch_bounds__(AG_BLOCK, 3)
+    interact_kernel(ag_laws l, float side, ag_grid grid, const ag_pop *pop, int bound, int sorted,
+                    int team_log2, const float4 *pos, const float2 *ca, const int *box_start,
+                    const int *box_cells, ag_tube *tubes, const int *tube_start,
+                    const int *tube_boxes, ag_bufs b, int *box_count, unsigned long long *flags,
+                    unsigned long long *pairs)
+{
+    ag_pop p = *pop;
+    ag_cell *cells = cells_in(b, p.buf);
+    long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x,
+              stride = (long long)gridDim.x * blockDim.x;
+    if (PARTS & AG_STEP)
+        for (long long t = p.n + first; t <= bound; t += stride)
+            flags[t] = 0;
     int team = 1 << team_log2, lane = threadIdx.x & (team - 1);
     int per_run = team >= 9 ? team / 9 : 1; /* lanes sharing a run */
     int runs_at_once = team / per_run, first_run = lane / per_run, stripe = lane % per_run;
-    long long lanes = ((long long)pop->n << team_log2) + blockDim.x - 1;
+    unsigned my_runs = 0; /* runs first_run, first_run + runs_at_once, ... */
+    for (int r = first_run; r < 9; r += runs_at_once)
+        my_runs |= 1u << r;
+    long long lanes = ((long long)p.n << team_log2) + blockDim.x - 1;
     lanes -= lanes % blockDim.x; /* whole blocks: every lane of a warp reaches the shuffles */
-    unsigned met = 0;
-    for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < lanes;
-         t += (long long)gridDim.x * blockDim.x) {
-        int k = (int)(t >> team_log2), mine = k < pop->n;
+    unsigned met = 0, met_tubes = 0;
+    for (long long t = first; t < lanes; t += stride) {
+        int k = (int)(t >> team_log2), mine = k < p.n;
         ag_cell sum = {};
+        float4 pk = make_float4(0, 0, 0, 0);
+        float2 qk = make_float2(0, 0);
         if (mine) {
-            float4 p = pos[k];
-            float2 q = ca[k];
-            float x[3] = {p.x, p.y, p.z};
-            int nb = grid.nbox, b[3];
-            for (int a = 0; a < 3; a++)
-                b[a] = ag_box_at(x[a], grid.edge, nb);
-            int x0 = max(b[0] - 1, 0), x1 = min(b[0] + 1, nb - 1);
-            for (int r = first_run; r < 9; r += runs_at_once) {
-                int y = b[1] + r % 3 - 1, z = b[2] + r / 3 - 1;
-                if (y < 0 || y >= nb || z < 0 || z >= nb)
-                    continue;
-                int row = nb * (y + nb * z), end = box_start[row + x1 + 1];
-                for (int j = box_start[row + x0] + stripe; j < end; j += per_run) {
-                    int o = sorted ? j : box_cells[j]; /* the partner's entry in the inputs */
-                    if (o == k)
-                        continue;
-                    float4 pj = pos[o];
-                    float2 qj = ca[o];
-                    float xj[3] = {pj.x, pj.y, pj.z};
-                    ag_effect e;
-                    if (ag_cell_pair(&l, x, p.w, q.x, q.y, xj, pj.w, qj.x, qj.y, &e)) {
-                        ag_effect_add(&sum, &e);
-                        met++;
-                    }
-                }
-            }
+            pk = pos[k];
+            qk = ca[k];
         }
-        team_sum(&sum, team);
-        if (mine && lane == 0)
-            copy_effects(&cells[sorted ? box_cells[k] : k], &sum);
-    }
-    count_add(pairs, met);
-}
-
-/* Tube-cell: a thread per entry over the tubes of its cell's box, added to the cell-cell
- * effects; a tube's TAF of the step gained by atomics (cells share tubes; the interaction does
- * not read it). */
-static __global__ void tube_cell_kernel(ag_laws l, ag_grid grid, const ag_pop *pop, int sorted,
-                                        ag_tube *tubes, const int *tube_start,
-                                        const int *tube_boxes, const float4 *pos,
-                                        const float2 *ca, const int *box_cells, ag_cell *cells,
-                                        unsigned long long *pairs)
-{
-    int k = blockIdx.x * blockDim.x + threadIdx.x;
-    unsigned met = 0;
-    if (k < pop->n) {
-        float4 p = pos[k];
-        float2 q = ca[k];
-        float x[3] = {p.x, p.y, p.z};
-        int box = box_of(grid, x), first = tube_start[box], end = tube_start[box + 1];
-        if (first < end) {
-            ag_cell *c = &cells[sorted ? box_cells[k] : k];
-            ag_cell sum;
-            copy_effects(&sum, c);
-            met = ag_box_tubes(&l, tubes, tube_boxes, first, end, x, p.w, q.x, q.y, &sum,
-                               &tubes[0].taf, sizeof *tubes);
-            copy_effects(c, &sum);
+        int i = 0; /* the cell's index (lane 0) */
+        if (mine && lane == 0) {
+            i = sorted ? box_cells[k] : k;
+            /* into L2 while the lane walks its boxes: the cell is read whole after the walk (its
+             * 64 bytes are in one 128-byte line) */
+            if ((PARTS & AG_STEP) && (PARTS & AG_CELLS))
+                asm volatile("prefetch.global.L2 [%0];" ::"l"(&cells[i]));
         }
+        if (PARTS & AG_CELLS) {
+            if (mine)
+                met += cell_cell_sum(&l, grid, sorted, k, pk, qk, my_runs, per_run, stripe, pos,
+                                     ca, box_start, box_cells, &sum);
+            team_sum(&sum, team);
+        }
+        if (!mine || lane != 0)
+            continue;
+        if (!(PARTS & AG_CELLS))
+            copy_effects(&sum, &cells[i]);
+        if ((PARTS & AG_TUBES) && tube_start) {
+            float x[3] = {pk.x, pk.y, pk.z};
+            int box = box_of(grid, x), t0 = tube_start[box], t1 = tube_start[box + 1];
+            if (t0 < t1)
+                met_tubes += ag_box_tubes(&l, tubes, tube_boxes, t0, t1, x, pk.w, qk.x, qk.y,
+                                          &sum, &tubes[0].taf, sizeof *tubes);
+        }
+        if (!(PARTS & AG_STEP)) {
+            copy_effects(&cells[i], &sum);
+            continue;
+        }
+        ag_cell c = load_cell(&cells[i]);
+        copy_effects(&c, &sum);
+        int divides = ag_cell_step(&l, side, &c), survives = c.state != AG_DEAD;
+        store_cell(&cells[i], c);
+        flags[i] = (unsigned long long)survives << 32 | (unsigned)divides;
+        if (survives && !divides)
+            stage_cell(grid, box_count, c, &staged_in(b, p.buf)[i]);
     }
-    count_add(pairs, met);
+    if (PARTS & AG_CELLS)
+        count_add(&pairs[0], met);
+    if (PARTS & AG_TUBES)
+        count_add(&pairs[1], met_tubes);
 }
 
-/* A thread per cell: its step, in place, and its flags for the scan; threads n to `bound` write
- * 0, so that the scan (over bound + 1 flags) holds the totals at n. Both counts fit in 32 bits,
- * so one 64-bit sum scans both. */
-static __global__ void life_step_kernel(ag_laws l, float side, const ag_pop *pop, int bound,
-                                        ag_cell *cells, unsigned long long *flags)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x, n = pop->n;
-    if (i > bound)
-        return;
-    if (i >= n) {
-        flags[i] = 0;
-        return;
-    }
-    ag_cell c = cells[i];
-    int divides = ag_cell_step(&l, side, &c);
-    cells[i] = c;
-    flags[i] = (unsigned long long)(c.state != AG_DEAD) << 32 | (unsigned)divides;
-}
-
-/* A thread per cell: a survivor goes to its rank among the survivors; a dividing one (cells are
- * in id order, so its rank among the dividing ones is the host's order) also places its daughter
- * after every survivor, numbered from next_id by that rank. Thread 0 writes the next step's
- * population, or notes a population past max_cells and leaves none (the run has failed). In the
- * graph's loop, the second step's thread 0 also says whether the loop goes on (`loop_stop`
- * steps; 0 outside the graph). */
-static __global__ void life_place_kernel(uint32_t seed, float side, int max_cells,
-                                         const ag_pop *pop, const ag_cell *cells,
-                                         const unsigned long long *flags,
-                                         const unsigned long long *ranks, ag_cell *next,
-                                         ag_pop *pop_next, ag_faults *faults,
-                                         cudaGraphConditionalHandle loop, long long loop_stop)
+/* A thread per cell, after the scan of the flags: the divisions and the removal of the dead
+ * (host.c's ag_sim_life). Cells are in id order, so a cell's rank among the survivors is its place
+ * and its rank among the dividing ones the host's order: a daughter goes after every survivor,
+ * numbered from next_id by that rank. With no death every survivor's place is its own: the cells
+ * stay in their buffer, and only the dividing ones are touched; with deaths, the survivors move
+ * to the other buffer. A dividing cell and its daughter are staged for the next cell lists here.
+ * Thread 0 writes the next step's population, or notes a population past max_cells and leaves
+ * none (the run has failed). In the graph's loop, the second step's thread 0 also says whether the
+ * loop goes on (`loop_stop` steps; 0 outside the graph). */
+static __global__ void settle_kernel(ag_grid grid, uint32_t seed, float side, int max_cells,
+                                     const ag_pop *pop, ag_bufs b,
+                                     const unsigned long long *flags,
+                                     const unsigned long long *ranks, int *box_count,
+                                     ag_pop *pop_next, ag_faults *faults,
+                                     cudaGraphConditionalHandle loop, long long loop_stop)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     ag_pop p = *pop;
     unsigned long long totals = ranks[p.n];
     int survivors = (int)(totals >> 32), born = (int)(uint32_t)totals;
-    int fits = survivors + born <= max_cells;
+    int fits = survivors + born <= max_cells, stay = survivors == p.n;
+    int to = stay ? p.buf : 1 - p.buf;
     if (i == 0) {
-        ag_pop q = {fits ? survivors + born : 0, p.next_id + (uint32_t)born, p.step + 1,
+        ag_pop q = {fits ? survivors + born : 0, to, p.next_id + (uint32_t)born, p.step + 1,
                     p.divisions + born, p.deaths + p.n - survivors};
         *pop_next = q;
         if (!fits) {
@@ -315,17 +533,28 @@ static __global__ void life_place_kernel(uint32_t seed, float side, int max_cell
         if (loop_stop > 0)
             cudaGraphSetConditional(loop, q.step < loop_stop);
     }
-    if (!fits || i >= p.n || !(flags[i] >> 32))
+    if (!fits || i >= p.n)
         return;
-    ag_cell c = cells[i];
+    unsigned long long f = flags[i];
+    int divides = (int)(f & 1);
+    if (!(f >> 32) || (stay && !divides)) /* dead, or staying as its step left it */
+        return;
     unsigned long long r = ranks[i];
-    if (flags[i] & 1) {
+    int at = (int)(r >> 32);
+    const ag_cell *from = &cells_in(b, p.buf)[i];
+    if (divides) {
         uint32_t rank = (uint32_t)r;
-        ag_cell daughter;
+        ag_cell c = load_cell(from), daughter;
         ag_divide(side, seed, p.step, &c, &daughter, p.next_id + rank);
-        next[survivors + rank] = daughter;
+        int d = survivors + (int)rank;
+        store_cell(&cells_in(b, to)[at], c);
+        store_cell(&cells_in(b, to)[d], daughter);
+        stage_cell(grid, box_count, c, &staged_in(b, to)[at]);
+        stage_cell(grid, box_count, daughter, &staged_in(b, to)[d]);
+    } else {
+        store_cell(&cells_in(b, to)[at], load_cell(from));
+        store_stage(&staged_in(b, to)[at], load_stage(&staged_in(b, p.buf)[i]));
     }
-    next[r >> 32] = c;
 }
 
 /* ---- one step ---- */
@@ -335,68 +564,74 @@ static unsigned blocks_of(long long n, int block)
     return (unsigned)((n + block - 1) / block);
 }
 
-/* How step k is launched: its buffers' parity (k & 1), the number of cells its launches cover (at
- * least the population), and its event set (-1: none). */
+/* How step k is launched: its population's parity (k & 1), the number of cells its launches cover
+ * (at least the population), its event set (-1: none, and the interaction parts fused), and
+ * whether it is a run's first step (which stages the uploaded cells first). */
 typedef struct ag_launch {
     int parity, bound, set;
     cudaGraphConditionalHandle loop; /* with loop_stop > 0: the graph's loop, decided by this step */
     long long loop_stop;
+    int first;
 } ag_launch;
+
+/* The uploaded population staged for the first step's lists. */
+static int prepare(ag_gpu *g)
+{
+    prepare_kernel<<<blocks_of(g->m->ncells, AG_BLOCK), AG_BLOCK, 0, g->env->streams[0]>>>(
+        g->grid, &g->d_pop[0], g->bufs, g->d_box_count);
+    SB_LAUNCHED("prepare_kernel");
+    return 0;
+}
 
 static int cell_lists(ag_gpu *g, const ag_launch *s)
 {
     cudaStream_t st = g->env->streams[0];
-    const ag_cell *cells = g->d_cells[s->parity];
     const ag_pop *pop = &g->d_pop[s->parity];
-    bin_kernel<<<blocks_of(s->bound, AG_BLOCK), AG_BLOCK, 0, st>>>(g->grid, pop, cells,
-                                                                    g->d_box_count, g->d_rank);
-    SB_LAUNCHED("bin_kernel");
+    if (s->first && prepare(g) != 0)
+        return -1;
     SB_CUDA(cub::DeviceScan::ExclusiveSum(g->d_scratch, g->scratch_bytes, g->d_box_count,
                                           g->d_box_start, g->nboxes + 1, st));
     place_kernel<<<blocks_of(s->bound, AG_BLOCK), AG_BLOCK, 0, st>>>(
-        g->grid, g->nboxes, pop, g->sorted, cells, g->d_box_count, g->d_box_start, g->d_rank,
-        g->d_box_cells, g->d_pos, g->d_ca);
+        g->nboxes, pop, g->sorted, g->bufs, g->d_box_count, g->d_box_start, g->d_box_cells,
+        g->d_pos, g->d_ca);
     SB_LAUNCHED("place_kernel");
+    if (g->sorted) {
+        gather_kernel<<<blocks_of(s->bound, AG_BLOCK), AG_BLOCK, 0, st>>>(
+            pop, g->bufs, g->d_box_cells, g->d_pos, g->d_ca);
+        SB_LAUNCHED("gather_kernel");
+    }
     return 0;
 }
 
-static int cell_cell(ag_gpu *g, const ag_launch *s)
+/* PARTS of the interaction kernel over the step's cells, `team_log2` lanes a cell, at most
+ * `most` blocks. */
+template <int PARTS>
+static int interact(ag_gpu *g, const ag_launch *s, int team_log2, unsigned most)
 {
-    unsigned blocks = blocks_of((long long)s->bound << g->team_log2, AG_BLOCK);
-    cell_cell_kernel<<<blocks < g->cell_cell_blocks ? blocks : g->cell_cell_blocks, AG_BLOCK, 0,
-                       g->env->streams[0]>>>(g->m->laws, g->grid, &g->d_pop[s->parity],
-                                             g->sorted, g->team_log2, g->d_pos, g->d_ca,
-                                             g->d_box_start, g->d_box_cells,
-                                             g->d_cells[s->parity], &g->d_pairs[0]);
-    SB_LAUNCHED("cell_cell_kernel");
+    const ag_model *m = g->m;
+    unsigned blocks = blocks_of((long long)s->bound << team_log2, AG_BLOCK);
+    interact_kernel<PARTS><<<blocks < most ? blocks : most, AG_BLOCK, 0, g->env->streams[0]>>>(
+        m->laws, m->side, g->grid, &g->d_pop[s->parity], s->bound, g->sorted, team_log2,
+        g->d_pos, g->d_ca, g->d_box_start, g->d_box_cells, g->d_tubes,
+        m->ntubes > 0 ? g->d_tube_start : NULL, g->d_tube_boxes, g->bufs, g->d_box_count,
+        g->d_flags, g->d_pairs);
+    SB_LAUNCHED("interact_kernel");
     return 0;
 }
 
-static int tube_cell(ag_gpu *g, const ag_launch *s)
-{
-    tube_cell_kernel<<<blocks_of(s->bound, AG_BLOCK), AG_BLOCK, 0, g->env->streams[0]>>>(
-        g->m->laws, g->grid, &g->d_pop[s->parity], g->sorted, g->d_tubes, g->d_tube_start,
-        g->d_tube_boxes, g->d_pos, g->d_ca, g->d_box_cells, g->d_cells[s->parity],
-        &g->d_pairs[1]);
-    SB_LAUNCHED("tube_cell_kernel");
-    return 0;
-}
-
-/* host.c's ag_sim_life */
+/* After the cells' step: the scan of the flags, then divisions and removals (host.c's
+ * ag_sim_life). */
 static int life_cycle(ag_gpu *g, const ag_launch *s)
 {
     const ag_model *m = g->m;
     cudaStream_t st = g->env->streams[0];
     int p = s->parity;
-    life_step_kernel<<<blocks_of((long long)s->bound + 1, AG_BLOCK), AG_BLOCK, 0, st>>>(
-        m->laws, m->side, &g->d_pop[p], s->bound, g->d_cells[p], g->d_flags);
-    SB_LAUNCHED("life_step_kernel");
     SB_CUDA(cub::DeviceScan::ExclusiveSum(g->d_scratch, g->scratch_bytes, g->d_flags, g->d_ranks,
                                           s->bound + 1, st));
-    life_place_kernel<<<blocks_of(s->bound, AG_BLOCK), AG_BLOCK, 0, st>>>(
-        m->seed, m->side, m->max_cells, &g->d_pop[p], g->d_cells[p], g->d_flags, g->d_ranks,
-        g->d_cells[1 - p], &g->d_pop[1 - p], g->d_faults, s->loop, s->loop_stop);
-    SB_LAUNCHED("life_place_kernel");
+    settle_kernel<<<blocks_of(s->bound, AG_BLOCK), AG_BLOCK, 0, st>>>(
+        g->grid, m->seed, m->side, m->max_cells, &g->d_pop[p], g->bufs, g->d_flags, g->d_ranks,
+        g->d_box_count, &g->d_pop[1 - p], g->d_faults, s->loop, s->loop_stop);
+    SB_LAUNCHED("settle_kernel");
     return 0;
 }
 
@@ -429,21 +664,31 @@ static int mark(ag_gpu *g, const ag_launch *s, int p)
     return 0;
 }
 
+/* One step. With events (the first run), the interaction kernel's parts are launched apart, the
+ * tube and cell-step parts a thread a cell, so that each phase is timed; without, as one kernel. */
 static int step(ag_gpu *g, const ag_launch *s)
 {
     int rc;
-    if ((rc = mark(g, s, 0)) || (rc = cell_lists(g, s)) || (rc = mark(g, s, 1)) ||
-        (rc = cell_cell(g, s)) || (rc = mark(g, s, 2)) ||
-        (rc = g->m->ntubes > 0 ? tube_cell(g, s) : 0) || (rc = mark(g, s, 3)) ||
+    if ((rc = mark(g, s, 0)) || (rc = cell_lists(g, s)) || (rc = mark(g, s, 1)))
+        return rc;
+    if (s->set < 0) {
+        if ((rc = interact<AG_ALL>(g, s, g->team_log2, g->all_blocks)) ||
+            (rc = life_cycle(g, s)))
+            return rc;
+        return 0;
+    }
+    if ((rc = interact<AG_CELLS>(g, s, g->team_log2, g->cells_blocks)) ||
+        (rc = mark(g, s, 2)) ||
+        (rc = g->m->ntubes > 0 ? interact<AG_TUBES>(g, s, 0, g->all_blocks) : 0) ||
+        (rc = mark(g, s, 3)) || (rc = interact<AG_STEP>(g, s, 0, g->all_blocks)) ||
         (rc = life_cycle(g, s)) || (rc = mark(g, s, AG_NPHASES)))
         return rc;
-    if (s->set >= 0)
-        g->pending[s->set] = 1;
+    g->pending[s->set] = 1;
     return 0;
 }
 
 /* The graph of the runs after the first: a while-loop whose body is two steps at full bound (so
- * that it ends in the buffers it starts from); it runs steps / 2 turns. */
+ * that it ends at the population's parity it starts from); it runs steps / 2 turns. */
 static int capture_loop(ag_gpu *g)
 {
     const ag_model *m = g->m;
@@ -454,8 +699,8 @@ static int capture_loop(ag_gpu *g)
         return -1;
     /* relaxed: CUB's scans query the device while they are captured */
     SB_CUDA(cudaStreamBeginCaptureToGraph(st, body, NULL, NULL, 0, cudaStreamCaptureModeRelaxed));
-    ag_launch even = {0, m->max_cells, -1, 0, 0};
-    ag_launch odd = {1, m->max_cells, -1, loop, m->steps - m->steps % 2};
+    ag_launch even = {0, m->max_cells, -1, 0, 0, 0};
+    ag_launch odd = {1, m->max_cells, -1, loop, m->steps - m->steps % 2, 0};
     int rc = step(g, &even) || step(g, &odd);
     cudaError_t e = cudaStreamEndCapture(st, &body);
     if (rc != 0)
@@ -492,7 +737,7 @@ static int simulate(ag_gpu *g, int timed_phases)
     const ag_model *m = g->m;
     sb_env *env = g->env;
     cudaStream_t st = env->streams[0];
-    if (sb_copy(&env->xfer, g->d_cells[0], g->d_init, (size_t)m->ncells * sizeof(ag_cell),
+    if (sb_copy(&env->xfer, g->bufs.cells[0], g->d_init, (size_t)m->ncells * sizeof(ag_cell),
                 cudaMemcpyDeviceToDevice, st) != 0 ||
         sb_copy(&env->xfer, g->d_tubes, g->d_tubes0, (size_t)m->ntubes * sizeof(ag_tube),
                 cudaMemcpyDeviceToDevice, st) != 0 ||
@@ -507,19 +752,19 @@ static int simulate(ag_gpu *g, int timed_phases)
     if (timed_phases) {
         sb_phases_clear(&g->phases);
         for (long long k = 0; k < m->steps; k++) {
-            ag_launch s = {(int)(k & 1), bound_at(m, k), (int)(k % AG_EVENT_SETS), 0, 0};
+            ag_launch s = {(int)(k & 1), bound_at(m, k), (int)(k % AG_EVENT_SETS), 0, 0, k == 0};
             int rc = phases_collect(g, s.set);
             if (rc != 0 || (rc = step(g, &s)) != 0)
                 return rc;
         }
     } else {
         if (m->steps >= 2) {
-            if (!g->graph_exec && capture_loop(g) != 0)
+            if ((!g->graph_exec && capture_loop(g) != 0) || prepare(g) != 0)
                 return -1;
             SB_CUDA(cudaGraphLaunch(g->graph_exec, st));
         }
         if (m->steps % 2) {
-            ag_launch last = {0, bound_at(m, m->steps - 1), -1, 0, 0};
+            ag_launch last = {0, bound_at(m, m->steps - 1), -1, 0, 0, m->steps == 1};
             int rc = step(g, &last);
             if (rc != 0)
                 return rc;
@@ -562,7 +807,7 @@ extern "C" int ag_resident_run(void *state)
     g->deaths = back->pop.deaths;
     g->cell_pairs = (long long)(back->pairs[0] / 2); /* each pair seen from both cells */
     g->tube_pairs = (long long)back->pairs[1];
-    if (sb_copy(&env->xfer, g->h_cells, g->d_cells[m->steps & 1],
+    if (sb_copy(&env->xfer, g->h_cells, g->bufs.cells[back->pop.buf & 1],
                 (size_t)g->ncells * sizeof(ag_cell), cudaMemcpyDeviceToHost, st) != 0 ||
         sb_copy(&env->xfer, g->h_tubes, g->d_tubes, (size_t)m->ntubes * sizeof(ag_tube),
                 cudaMemcpyDeviceToHost, st) != 0)
@@ -616,10 +861,13 @@ static int choose_team(ag_gpu *g)
     g->team_log2 = 0;
     while (g->team_log2 < 5 && (cells << (g->team_log2 + 1)) <= resident)
         g->team_log2++;
-    int per_sm_blocks;
-    SB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_blocks, cell_cell_kernel,
+    int cells_per_sm, all_per_sm;
+    SB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cells_per_sm,
+                                                          interact_kernel<AG_CELLS>, AG_BLOCK, 0));
+    SB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&all_per_sm, interact_kernel<AG_ALL>,
                                                           AG_BLOCK, 0));
-    g->cell_cell_blocks = (unsigned)(sms * (per_sm_blocks > 0 ? per_sm_blocks : 1));
+    g->cells_blocks = (unsigned)(sms * (cells_per_sm > 0 ? cells_per_sm : 1));
+    g->all_blocks = (unsigned)(sms * (all_per_sm > 0 ? all_per_sm : 1));
     return 0;
 }
 
@@ -659,8 +907,10 @@ extern "C" int ag_resident_setup(sb_env *env, const void *model, void **state, i
     g->scratch_bytes = box_scan > life_scan ? box_scan : life_scan;
     int rc;
     if ((rc = dev_alloc(g, &g->d_init, (size_t)m->ncells * sizeof(ag_cell), "initial cells")) ||
-        (rc = dev_alloc(g, &g->d_cells[0], cap * sizeof(ag_cell), "cells")) ||
-        (rc = dev_alloc(g, &g->d_cells[1], cap * sizeof(ag_cell), "cells")) ||
+        (rc = dev_alloc(g, &g->bufs.cells[0], cap * sizeof(ag_cell), "cells")) ||
+        (rc = dev_alloc(g, &g->bufs.cells[1], cap * sizeof(ag_cell), "cells")) ||
+        (rc = dev_alloc(g, &g->bufs.stage[0], cap * sizeof(ag_staged), "staged inputs")) ||
+        (rc = dev_alloc(g, &g->bufs.stage[1], cap * sizeof(ag_staged), "staged inputs")) ||
         (rc = dev_alloc(g, &g->d_tubes0, tubes * sizeof(ag_tube), "initial tubes")) ||
         (rc = dev_alloc(g, &g->d_tubes, tubes * sizeof(ag_tube), "tubes")) ||
         (rc = dev_alloc(g, &g->d_pop, 2 * sizeof(ag_pop), "population")) ||
@@ -668,7 +918,6 @@ extern "C" int ag_resident_setup(sb_env *env, const void *model, void **state, i
         (rc = dev_alloc(g, &g->d_box_count, boxes * sizeof(int), "box counts")) ||
         (rc = dev_alloc(g, &g->d_box_start, boxes * sizeof(int), "box starts")) ||
         (rc = dev_alloc(g, &g->d_box_cells, cap * sizeof(int), "cell lists")) ||
-        (rc = dev_alloc(g, &g->d_rank, cap * sizeof(int), "ranks in boxes")) ||
         (rc = dev_alloc(g, &g->d_pos, cap * sizeof(float4), "positions and radii")) ||
         (rc = dev_alloc(g, &g->d_ca, cap * sizeof(float2), "oxygen and TAF")) ||
         (rc = dev_alloc(g, &g->d_flags, (cap + 1) * sizeof(unsigned long long), "life flags")) ||

@@ -1,7 +1,7 @@
 /* Stage 8: resident (resident.cu), with the interaction inputs re-ordered by box at every
- * cell-list rebuild: a box's cells sit in consecutive slots, so the threads of a warp walk the
- * same boxes and the 27-box gather reads runs of 16-byte vectors; the results go back to the
- * id-ordered cells, where the life cycle stays. */
+ * cell-list rebuild (each slot gathers its cell's): a box's cells sit in consecutive slots, so
+ * the threads of a warp walk the same boxes and the 27-box walk reads runs of 16-byte vectors;
+ * each slot's thread steps its cell in the id-ordered cells, where the life cycle stays. */
 #include "resident.h"
 #include "table.h"
 

@@ -28,9 +28,10 @@ const sb_variant ag_variants[AG_NVARIANTS] = {
     {"pinned", 6, "page-locked host buffers for every copy", PAPER ", 3.7 (paper +5 %)",
      SB_NEEDS_GPU, &ag_pinned_ops, 0},
     {"resident", 7,
-     "the whole step on the GPU: cell lists by counting sort, interactions (a team of threads "
-     "per cell when cells are few), each cell over its box's tubes, life cycle with divisions "
-     "and removal by scans; no per-step copy or host wait, timed runs as one graph",
+     "the whole step on the GPU: cell lists by counting sort, one interaction kernel (cell-cell "
+     "by a team of threads per cell when cells are few, partners noted then evaluated; each cell "
+     "over its box's tubes; the cell's step), divisions and removal by scans; no per-step copy "
+     "or host wait, timed runs as one graph",
      "beyond the paper (its conclusion)", SB_NEEDS_GPU, &ag_resident_ops, SB_KERNEL_LEVEL},
     {"sorted", 8,
      "interaction inputs gathered in box order every rebuild: a box's cells contiguous, 16-byte "
