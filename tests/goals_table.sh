@@ -20,7 +20,7 @@ python3 bench/goals-table "$dir/h100" > "$dir/table.md"
 rc=$?
 [ $rc -eq 1 ] || fail "goals missed should exit 1, got $rc"
 for want in '| rdme-floor |.*| 43.6 % | no |' '| min |.*| 4,159 | no |' \
-            '| angio-pairs |.*| 1.84e+09 | no |' '| tumour |.*| 99x (2) | no |' \
+            '| angio-pairs |.*| 4.52e+09 (1.84e+09) | no |' '| tumour |.*| 99x (2) | no |' \
             '^0 of 5 goals met' 'on NVIDIA H100 80GB HBM3'; do
     grep -q -- "$want" "$dir/table.md" || fail "no line matching '$want' in: $(cat "$dir/table.md")"
 done
@@ -39,8 +39,8 @@ for name in os.listdir(src):
             d["pct_peak_dram"] = 90.0
         if d.get("simulated_seconds_per_hour"):
             d["simulated_seconds_per_hour"] = 12000.0
-        if b.get("items_per_second") and b["name"].startswith("angio/"):
-            b["items_per_second"] = 2e10
+        if (s.get("steady") or {}).get("items_per_second") and b["name"].startswith("angio/"):
+            s["steady"]["items_per_second"] = 2e10
         if s.get("time"):
             s["time"]["noise"] = 0.001
             s["stop_reason"] = "noise"
