@@ -10,11 +10,17 @@
 #include "../harness/registry.h"
 #include "commands.h"
 
+/* a build with cmake -DSB_CDP=OFF lacks the dynamic-parallelism stages: they are skipped */
+#ifdef SB_NO_CDP
+#define CDP_TEXT ",dynamic-parallelism (off)"
+#else
+#define CDP_TEXT ",dynamic-parallelism"
+#endif
+
 static void needs_text(unsigned needs, char *buf, size_t cap)
 {
     snprintf(buf, cap, "%s%s%s", needs & SB_NEEDS_GPU ? "gpu" : "cpu",
-             needs & SB_NEEDS_CDP ? ",dynamic-parallelism" : "",
-             needs & SB_NEEDS_MULTI_GPU ? ",all-gpus" : "");
+             needs & SB_NEEDS_CDP ? CDP_TEXT : "", needs & SB_NEEDS_MULTI_GPU ? ",all-gpus" : "");
 }
 
 static void list_workload(const sb_workload *w)

@@ -11,6 +11,13 @@
 
 #include "sb_version.h"
 
+/* cmake -DSB_CDP=OFF builds without dynamic parallelism (SB_NO_CDP): the records say which. */
+#ifdef SB_NO_CDP
+#define SB_HAVE_CDP 0
+#else
+#define SB_HAVE_CDP 1
+#endif
+
 static double cpu_mhz(void)
 {
     FILE *f = fopen("/proc/cpuinfo", "r");
@@ -81,11 +88,12 @@ json_t *sb_context_json(int argc, char **argv, const sb_device_info *devices, in
         json_array_append_new(devs, device_json(&devices[i]));
 
     json_t *sb = json_pack(
-        "{s:i, s:s, s:s, s:{s:s, s:s, s:s, s:s, s:s}, s:o, s:o, "
+        "{s:i, s:s, s:s, s:{s:s, s:s, s:s, s:s, s:s, s:b}, s:o, s:o, "
         "s:{s:f, s:i, s:f, s:f, s:i, s:s}}",
         "schema", 1, "command", command, "git_commit", SB_GIT_COMMIT, "build", "c_compiler",
         SB_C_COMPILER, "cuda_compiler", SB_CUDA_COMPILER, "c_flags", SB_C_FLAGS, "cuda_flags",
-        SB_CUDA_FLAGS, "cuda_architectures", SB_CUDA_ARCHS, "cuda", cuda, "devices", devs,
+        SB_CUDA_FLAGS, "cuda_architectures", SB_CUDA_ARCHS, "dynamic_parallelism", SB_HAVE_CDP,
+        "cuda", cuda, "devices", devs,
         "measurement", "max_noise", opt->max_noise, "min_samples", opt->min_samples,
         "min_time_s", opt->min_time, "timeout_s", opt->timeout, "warmup_runs", opt->warmup_runs,
         "cold", opt->cold == SB_COLD_KERNEL_LEVEL ? "kernel-level" : opt->cold ? "all" : "none");

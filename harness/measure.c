@@ -102,6 +102,13 @@ int sb_session_open(sb_session *s, const sb_workload *w, const sb_variant *v, co
     s->gpu = (v->needs & SB_NEEDS_GPU) != 0;
     snprintf(s->label, sizeof s->label, "%s/%s", w->name, v->name);
     sb_error_clear();
+#ifdef SB_NO_CDP
+    if (v->needs & SB_NEEDS_CDP) { /* compiled out (cmake -DSB_CDP=OFF): cannot run, a skip */
+        sb_fail("%s launches kernels from the device, and this build has no dynamic parallelism "
+                "(cmake -DSB_CDP=OFF); use a default build", v->name);
+        return SB_REFUSED;
+    }
+#endif
     int rc = env_open(&s->env, s->label, params, devices, s->gpu ? ndevices : 0);
     if (rc == 0 && s->gpu) {
         SB_CUDA(cudaEventCreate(&s->start));

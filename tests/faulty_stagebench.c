@@ -1,6 +1,6 @@
-/* stagebench with one more workload, `faulty`, whose CPU variants really fault: a test
- * executable only (tests/isolation.sh, tests/kill_records.sh), never the product. It registers
- * the workload and runs stagebench's own main (bench/sb_main.c).
+/* stagebench with one more workload, `faulty`, whose variants really fault, on the CPU and on the
+ * GPU: a test executable only (tests/isolation.sh, tests/isolation_gpu.sh, tests/kill_records.sh),
+ * never the product. It registers the workload and runs stagebench's own main (bench/sb_main.c).
  *
  * The output is n doubles, out[i] = sin(i * seed) summed `work` times over; each run takes about
  * `delay_ms` more (sleeping), so that tests can kill a run part way. The variants:
@@ -10,7 +10,13 @@
  *   abort     calls abort() in its run
  *   exit      calls exit(3) in its run
  *   hang      sleeps forever in its run
- *   slow      correct, each run delay_ms x 10 */
+ *   slow      correct, each run delay_ms x 10
+ * and on the GPU (the output computed as ok's, then a kernel of tests/faulty_kernels.cu and a
+ * synchronisation; without a GPU they are skipped like any GPU variant):
+ *   gpu-illegal-address  a kernel writes where nothing is mapped: a sticky CUDA error
+ *   gpu-assert           a device-side assert fails: a sticky CUDA error
+ *   gpu-hang             a kernel that spins (for a minute, then gives up)
+ *   gpu-ok               a correct kernel: valid */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +29,7 @@
 #include "../harness/json.h"
 #include "../harness/registry.h"
 #include "../harness/variant.h"
+#include "faulty_kernels.h"
 
 typedef struct model {
     int n, work;
@@ -34,12 +41,15 @@ typedef struct output {
     double *x;
 } output;
 
-enum { OK, WRONG, SEGFAULT, ABORT, EXIT, HANG, SLOW };
+enum { OK, WRONG, SEGFAULT, ABORT, EXIT, HANG, SLOW,
+       GPU_ILLEGAL, GPU_ASSERT, GPU_HANG, GPU_OK };
 
 typedef struct state {
     const model *m;
     int kind;
     double *x;
+    void *dev;               /* the GPU variants' buffer */
+    cudaStream_t stream;
 } state;
 
 static const sb_param_decl params[] = {
@@ -57,7 +67,7 @@ static void nap(double ms)
     nanosleep(&t, NULL);
 }
 
-static int setup_kind(const void *m, void **st, int kind)
+static int setup_kind(const sb_env *env, const void *m, void **st, int kind)
 {
     state *s = calloc(1, sizeof *s);
     if (!s || !(s->x = calloc((size_t)((const model *)m)->n, sizeof *s->x))) {
@@ -67,6 +77,10 @@ static int setup_kind(const void *m, void **st, int kind)
     s->m = m;
     s->kind = kind;
     *st = s;
+    if (kind >= GPU_ILLEGAL) {
+        s->stream = env->streams[0];
+        return faulty_gpu_open(env->devices[0], &s->dev);
+    }
     return 0;
 }
 
@@ -96,6 +110,14 @@ static int run(void *st)
     case HANG:
         for (;;)
             pause();
+    case GPU_ILLEGAL:
+        return faulty_gpu_step(FAULTY_GPU_ILLEGAL_ADDRESS, s->dev, s->stream);
+    case GPU_ASSERT:
+        return faulty_gpu_step(FAULTY_GPU_ASSERT, s->dev, s->stream);
+    case GPU_HANG:
+        return faulty_gpu_step(FAULTY_GPU_HANG, s->dev, s->stream);
+    case GPU_OK:
+        return faulty_gpu_step(FAULTY_GPU_NONE, s->dev, s->stream);
     }
     return 0;
 }
@@ -111,6 +133,7 @@ static int output_of(void *st, void *out)
 static void teardown(void *st)
 {
     state *s = st;
+    faulty_gpu_close(s->dev);
     free(s->x);
     free(s);
 }
@@ -118,8 +141,7 @@ static void teardown(void *st)
 #define KIND(name, k)                                                                              \
     static int setup_##name(sb_env *env, const void *m, void **st)                                \
     {                                                                                              \
-        (void)env;                                                                                 \
-        return setup_kind(m, st, k);                                                               \
+        return setup_kind(env, m, st, k);                                                          \
     }                                                                                              \
     static const sb_variant_ops ops_##name = {setup_##name, run, output_of, teardown, NULL};
 KIND(ok, OK)
@@ -129,6 +151,10 @@ KIND(abort, ABORT)
 KIND(exit, EXIT)
 KIND(hang, HANG)
 KIND(slow, SLOW)
+KIND(gpu_illegal, GPU_ILLEGAL)
+KIND(gpu_assert, GPU_ASSERT)
+KIND(gpu_hang, GPU_HANG)
+KIND(gpu_ok, GPU_OK)
 
 static const sb_variant variants[] = {
     {"ok", 0, "correct (the reference)", "tests", 0, &ops_ok, 0},
@@ -138,6 +164,12 @@ static const sb_variant variants[] = {
     {"exit", 4, "calls exit(3) mid-run", "tests", 0, &ops_exit, 0},
     {"hang", 5, "sleeps forever", "tests", 0, &ops_hang, 0},
     {"slow", 6, "correct, each run 10 x delay_ms", "tests", 0, &ops_slow, 0},
+    {"gpu-illegal-address", 7, "a kernel writes where nothing is mapped (sticky error)", "tests",
+     SB_NEEDS_GPU, &ops_gpu_illegal, 0},
+    {"gpu-assert", 8, "a device-side assert fails (sticky error)", "tests", SB_NEEDS_GPU,
+     &ops_gpu_assert, 0},
+    {"gpu-hang", 9, "a kernel spins for a minute", "tests", SB_NEEDS_GPU, &ops_gpu_hang, 0},
+    {"gpu-ok", 10, "correct, and a correct kernel", "tests", SB_NEEDS_GPU, &ops_gpu_ok, 0},
 };
 
 static int load(const sb_params *p, void **out)
@@ -222,7 +254,7 @@ static int output_write(const void *m, const void *out, const char *path)
 
 static const sb_workload faulty = {
     .name = "faulty",
-    .summary = "test-only: CPU variants that crash, abort, exit, hang or are wrong",
+    .summary = "test-only: variants that crash, abort, exit, hang or are wrong; GPU faults",
     .item_unit = "elements",
     .params = params,
     .nparams = sizeof params / sizeof params[0],

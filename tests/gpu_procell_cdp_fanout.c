@@ -52,6 +52,10 @@ static void fan_out_beyond_default_limit(void **unused)
 
 int main(void)
 {
+#ifdef SB_NO_CDP
+    printf("SKIPPED: dynamic parallelism is compiled out of this build (cmake -DSB_CDP=OFF)\n");
+    return 77;
+#endif
     if (sb_device_count() == 0) {
         printf("SKIPPED: %s\n", sb_no_device_reason());
         return 77;

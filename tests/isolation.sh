@@ -1,10 +1,11 @@
 #!/bin/sh
 # Isolation (issue 23, part 1) with variants that really fault, on the CPU: the test executable
 # faulty_stagebench is stagebench's main with a test-only workload `faulty` (ok, wrong,
-# segfault, abort, exit, hang, slow). run --isolate records each fault as that variant's failure
-# with its reason and still measures the others; without isolation a crash ends the run, with
-# the records made before it complete; studies isolate by default and --resume keeps what was
-# recorded.   usage: sh tests/isolation.sh path/to/faulty_stagebench
+# segfault, abort, exit, hang, slow; its GPU variants are tests/isolation_gpu.sh's). run
+# --isolate records each fault as that variant's failure with its reason and still measures the
+# others; without isolation a crash ends the run, with the records made before it complete;
+# studies isolate by default and --resume keeps what was recorded.
+#   usage: sh tests/isolation.sh path/to/faulty_stagebench
 set -u
 sb=$1
 . "$(dirname "$0")/shlib.sh"
@@ -22,9 +23,11 @@ alive() { # pattern: processes whose command line holds it (a variant's process 
     pgrep -f -- "$1" > /dev/null
 }
 
-# Every variant, each in a process of its own: one record per variant, with its reason.
+# Every CPU variant, each in a process of its own: one record per variant, with its reason
+# (the GPU variants' faults: tests/isolation_gpu.sh).
 start=$(date +%s)
-expect 1 "run --isolate over faulting variants" "$sb" run faulty --variant all --isolate \
+expect 1 "run --isolate over faulting variants" "$sb" run faulty \
+    --variant ok,wrong,segfault,abort,exit,hang,slow --isolate \
     --variant-timeout 2 $quick --out "$tmp/iso.json"
 [ $(( $(date +%s) - start )) -le 10 ] || fail "the isolated run took more than 10 s (hang's limit is 2 s)"
 json "$tmp/iso.json" '

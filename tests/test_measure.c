@@ -74,6 +74,7 @@ static const sb_variant variants[] = {
     {"broken", 3, "fails", "here", 0, &broken, 0},
     {"refused", 4, "does not fit", "here", 0, &refused, 0},
     {"needs-gpu", 5, "GPU only", "here", SB_NEEDS_GPU, &right, 0},
+    {"needs-cdp", 6, "dynamic parallelism", "here", SB_NEEDS_CDP, &right, 0},
 };
 static const sb_param_decl params[] = {{"size", SB_PARAM_INT, "3", 1, 10, NULL, "size"}};
 static void *out_new(const void *m) { (void)m; return calloc(1, sizeof(int)); }
@@ -87,7 +88,7 @@ static int out_equal(const void *m, const void *a, const void *b, char *why, siz
 static void figures(const void *m, const void *o, sb_figures *f) { (void)m; (void)o; f->items = 1; }
 static const sb_workload toy = {
     .name = "toy", .summary = "test", .item_unit = "answers", .params = params, .nparams = 1,
-    .variants = variants, .nvariants = 6, .reference = "reference", .output_new = out_new,
+    .variants = variants, .nvariants = 7, .reference = "reference", .output_new = out_new,
     .output_poison = out_poison, .output_free = free, .output_equal = out_equal,
     .figures = figures};
 
@@ -140,6 +141,16 @@ static void statuses_and_stopping(void **unused)
     r = measure("needs-gpu", &opt, &reference);
     assert_int_equal(r.status, SB_SKIPPED);
     assert_non_null(strstr(r.reason, "GPU variant skipped"));
+    /* a build without dynamic parallelism (cmake -DSB_CDP=OFF) skips what needs it, by name */
+    r = measure("needs-cdp", &opt, &reference);
+#ifdef SB_NO_CDP
+    assert_int_equal(r.status, SB_SKIPPED);
+    assert_non_null(strstr(r.reason, "needs-cdp launches kernels from the device"));
+    assert_non_null(strstr(r.reason, "-DSB_CDP=OFF"));
+#else
+    assert_int_equal(r.status, SB_VALID);
+#endif
+    sb_result_free(&r);
 }
 
 /* Each finished record is on disk (JSON and CSV) before the next one starts. */

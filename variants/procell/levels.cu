@@ -6,6 +6,46 @@
 #include "../../cuda/check.h"
 #include "../../harness/error.h"
 
+#ifdef SB_NO_CDP
+/* cmake -DSB_CDP=OFF: no relocatable device code, so no device-side launches. The engine is
+ * compiled out; the harness refuses SB_NEEDS_CDP stages before their set-up (harness/measure.c,
+ * recorded as skipped), and these stand-ins say the same to any other caller. */
+static int compiled_out(void)
+{
+    sb_fail("the dynamic-parallelism stages are compiled out of this build (cmake -DSB_CDP=OFF)");
+    return SB_REFUSED;
+}
+
+int pc_levels_setup(sb_env *env, const pc_model *m, const pc_levels_config *cfg, void **state)
+{
+    (void)env, (void)m, (void)cfg;
+    *state = NULL;
+    return compiled_out();
+}
+
+int pc_levels_run(void *state)
+{
+    (void)state;
+    return compiled_out();
+}
+
+int pc_levels_output(void *state, void *out)
+{
+    (void)state, (void)out;
+    return compiled_out();
+}
+
+void pc_levels_teardown(void *state)
+{
+    (void)state;
+}
+
+void pc_levels_report(void *state, sb_report *r)
+{
+    (void)state, (void)r;
+}
+#else
+
 /* Device-side launch accounting: CUDA can drop fire-and-forget launches past its pending-launch
  * limit without any error reaching the host, so every launch and every child block is counted. */
 typedef struct launch_counters {
@@ -494,3 +534,4 @@ void pc_levels_report(void *state, sb_report *r)
         series->n = g + 1;
     }
 }
+#endif /* SB_NO_CDP */
