@@ -21,13 +21,7 @@
 
 extern const sb_workload sb_workload_rdme;
 
-/* the stages checked; packed32_only: refused for byte16 sites (skipped there) */
-static const struct {
-    const char *name;
-    int packed32_only;
-} gpu_variants[] = {
-    {"gpu", 0}, {"gpu-zero-copy-overflow", 0}, {"gpu-fused", 0}, {"gpu-columns", 1},
-};
+static const char *gpu_variants[] = {"gpu", "gpu-zero-copy-overflow", "gpu-fused"};
 static int device;
 
 static const sb_params *default_params(void)
@@ -54,12 +48,9 @@ static void check_all(const rd_model *m, uint64_t *overflowed, uint64_t *fired)
     run_variant("cpu-reference", m, NULL, &ref);
     for (size_t v = 0; v < sizeof gpu_variants / sizeof *gpu_variants; v++) {
         rd_output got;
-        if (gpu_variants[v].packed32_only && m->format != RD_PACKED32)
-            continue;
-        run_variant(gpu_variants[v].name, m, &device, &got);
+        run_variant(gpu_variants[v], m, &device, &got);
         if (!sb_workload_rdme.output_equal(m, &ref, &got, why, sizeof why))
-            fail_msg("%s: %s differs from cpu-reference: %s", m->scenario, gpu_variants[v].name,
-                     why);
+            fail_msg("%s: %s differs from cpu-reference: %s", m->scenario, gpu_variants[v], why);
         rd_output_free(&got);
     }
     *overflowed = ref.overflow_particles;
@@ -94,8 +85,8 @@ static void synthetic_lattices(void **unused)
             rd_model_free(m);
             free(m);
         }
-    printf("%d synthetic cases x %zu GPU stages (the packed32-only ones on packed32 cases) "
-           "bitwise equal to cpu-reference (%d with overflow, %d with reactions)\n",
+    printf("%d synthetic cases x %zu GPU stages bitwise equal to cpu-reference (%d with "
+           "overflow, %d with reactions)\n",
            n, sizeof gpu_variants / sizeof *gpu_variants, with_overflow, with_reactions);
     assert_true(with_overflow >= 12);
     assert_true(with_reactions >= 15);

@@ -38,7 +38,6 @@
 #include "../../harness/error.h"
 #include "../../harness/lockstep.h"
 #include "kernels.h"
-#include "kernels-columns.h"
 #include "model.h"
 #include "partition.h"
 
@@ -716,16 +715,12 @@ static int capture_graphs(worker *w)
             return -1;
         SB_CUDA(cudaStreamBeginCaptureToGraph(st, body, NULL, NULL, 0,
                                               cudaStreamCaptureModeThreadLocal));
-        int rc = t->stage.columns
-                     ? rd_columns_sweep(0, A, B, &a, st) || rd_columns_sweep(1, B, C, &a, st) ||
-                           rd_columns_sweep_z_react(C, A, &a, r, w->d_fired, st)
-                     : rd_sweep_planes(f, 0, A, B, &a, lo, hi, st) ||
-                           rd_sweep_planes(f, 1, B, C, &a, lo, hi, st) ||
-                           (t->stage.fused
-                                ? rd_sweep_z_react(f, C, A, &a, r, w->d_fired, st)
-                                : rd_sweep_z(f, C, A, &a, st) ||
-                                      rd_react(f, A, &a, own_lo, own_hi, r, w->d_fired, st));
-        rc = rc || rd_graph_step_done(loop, w->d_step, w->d_stop, w->sink.count, st);
+        int rc = rd_sweep_planes(f, 0, A, B, &a, lo, hi, st) ||
+                 rd_sweep_planes(f, 1, B, C, &a, lo, hi, st) ||
+                 (t->stage.fused ? rd_sweep_z_react(f, C, A, &a, r, w->d_fired, st)
+                                 : rd_sweep_z(f, C, A, &a, st) ||
+                                       rd_react(f, A, &a, own_lo, own_hi, r, w->d_fired, st)) ||
+                 rd_graph_step_done(loop, w->d_step, w->d_stop, w->sink.count, st);
         cudaError_t e = cudaStreamEndCapture(st, &body);
         if (rc != 0)
             return -1;
@@ -1224,16 +1219,11 @@ int rd_mgpu_setup(sb_env *env, const void *model, void **state, const rd_mgpu_st
     t->env = env;
     t->m = m;
     t->stage = *stage;
-    int one_gpu = stage->fused || stage->columns;
-    t->ngpus = param_int(env, "gpus") ? param_int(env, "gpus") : one_gpu ? 1 : env->ndevices;
+    t->ngpus = param_int(env, "gpus") ? param_int(env, "gpus") : stage->fused ? 1 : env->ndevices;
     t->nslabs = param_int(env, "slabs") ? param_int(env, "slabs") : t->ngpus;
-    if (one_gpu && t->nslabs != 1) {
-        sb_fail("gpus=%d, slabs=%d: the %s stage runs one slab on one GPU; leave both unset",
-                t->ngpus, t->nslabs, stage->columns ? "columns" : "fused");
-        return SB_REFUSED;
-    }
-    if (stage->columns && m->format != RD_PACKED32) {
-        sb_fail("site_format=byte16: the columns stage's kernels read the packed 32-bit site only");
+    if (stage->fused && t->nslabs != 1) {
+        sb_fail("gpus=%d, slabs=%d: the fused stage runs one slab on one GPU; leave both unset",
+                t->ngpus, t->nslabs);
         return SB_REFUSED;
     }
     if (stage->path == RD_HALO_MPI && mpi_open(t) != 0)
@@ -1262,7 +1252,7 @@ int rd_mgpu_setup(sb_env *env, const void *model, void **state, const rd_mgpu_st
     t->split.name = "split_plane";
     t->split.x_name = "simulated_seconds";
     t->bar.n = t->nslabs;
-    if (rd_kernels_load(m->format) != 0 || (stage->columns && rd_columns_load() != 0))
+    if (rd_kernels_load(m->format) != 0)
         return -1;
     /* caps from each GPU's free memory, then the equal split in whole z-sweep tiles */
     size_t fixed = (size_t)rd_overflow_capacity(m) * sizeof(uint64_t) + t->planes_bytes +

@@ -46,9 +46,4 @@ const sb_variant rd_variants[RD_NVARIANTS] = {
      "gpu-graph's device-side step loop on one GPU, the reactions applied by the z-sweep as it "
      "writes each site: three passes over the lattice a step instead of four",
      "beyond the paper", SB_NEEDS_GPU, &rd_gpu_fused_ops, SB_KERNEL_LEVEL},
-    {"gpu-columns", 11,
-     "gpu-fused's loop with sweeps for few instructions a site: a thread's line of sites along "
-     "the swept axis in registers, quiet sites written as read, draws and gathers from warp-wide "
-     "lists; packed32 only",
-     "beyond the paper", SB_NEEDS_GPU, &rd_gpu_columns_ops, SB_KERNEL_LEVEL},
 };
