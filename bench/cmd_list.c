@@ -19,8 +19,14 @@
 
 static void needs_text(unsigned needs, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%s%s%s", needs & SB_NEEDS_GPU ? "gpu" : "cpu",
-             needs & SB_NEEDS_CDP ? CDP_TEXT : "", needs & SB_NEEDS_MULTI_GPU ? ",all-gpus" : "");
+    snprintf(buf, cap, "%s%s%s%s%s", needs & SB_NEEDS_GPU ? "gpu" : "cpu",
+             needs & SB_NEEDS_CDP ? CDP_TEXT : "", needs & SB_NEEDS_MULTI_GPU ? ",all-gpus" : "",
+             !(needs & SB_NEEDS_GRAPH_LOOP)            ? ""
+             : sb_build_lacks(SB_NEEDS_GRAPH_LOOP) ? ",graph-loop (off)"
+                                                   : ",graph-loop",
+             !(needs & SB_NEEDS_NCCL)            ? ""
+             : sb_build_lacks(SB_NEEDS_NCCL) ? ",nccl (off)"
+                                             : ",nccl");
 }
 
 static void list_workload(const sb_workload *w)
@@ -39,6 +45,9 @@ static void list_workload(const sb_workload *w)
         printf("    %-5d %-21s %-30s %s\n    %-5s %-21s %-30s [%s]%s\n", v->stage, v->name, needs,
                v->adds, "", "", "", v->source,
                v->kernel_level ? " kernel-level: L2 flushed before each sample unless --warm" : "");
+        const char *lacks = sb_build_lacks(v->needs);
+        if (lacks) /* "(off)" above: compiled out of this build, recorded as skipped */
+            printf("    %-5s %-21s %-30s skipped: %s\n", "", "", "", lacks);
     }
 }
 

@@ -24,6 +24,23 @@
 #include "../harness/error.h"
 #include "kernelname.h"
 
+/* The record versions this CUPTI writes: CUDA 13's, or CUDA 11.8's (Debian's legacy toolkit,
+ * docs/harness.md "Old GPUs and toolkits"), which has no batched copies and no device-launched
+ * graphs. */
+#if CUDA_VERSION < 12000
+typedef CUpti_ActivityKernel8 sb_kernel_record;
+typedef CUpti_ActivityMemcpy5 sb_memcpy_record;
+typedef CUpti_ActivityMemory3 sb_memory_record;
+#define SB_DEVICE_LAUNCHED(k) 0
+#define SB_COPY_COUNT(c) 1
+#else
+typedef CUpti_ActivityKernel10 sb_kernel_record;
+typedef CUpti_ActivityMemcpy6 sb_memcpy_record;
+typedef CUpti_ActivityMemory4 sb_memory_record;
+#define SB_DEVICE_LAUNCHED(k) ((k)->isDeviceLaunched)
+#define SB_COPY_COUNT(c) ((c)->copyCount)
+#endif
+
 /* CUPTI wants 8-byte aligned buffers; 8 MiB holds tens of thousands of records. */
 #define BUFFER_BYTES ((size_t)8 << 20)
 #define BUFFER_ALIGN 8
@@ -88,8 +105,12 @@ static const char *cupti_text(CUptiResult r, char *buf, size_t size)
     const char *name = NULL, *message = NULL;
     if (cuptiGetResultString(r, &name) != CUPTI_SUCCESS || !name)
         name = "unknown CUPTI result";
+#if CUDA_VERSION < 12000 /* CUPTI 11.8 has no cuptiGetErrorMessage */
+    if (1)
+#else
     if (cuptiGetErrorMessage(r, &message) != CUPTI_SUCCESS || !message || !message[0] ||
         strcmp(message, name) == 0)
+#endif
         snprintf(buf, size, "%s (%d)", name, (int)r);
     else
         snprintf(buf, size, "%s (%d): %s", name, (int)r, message);
@@ -168,7 +189,7 @@ static void add_copy(uint8_t copy_kind, uint64_t bytes, int cross_device)
     }
 }
 
-static void add_mem_event(const CUpti_ActivityMemory4 *m)
+static void add_mem_event(const sb_memory_record *m)
 {
     if (m->memoryKind != CUPTI_ACTIVITY_MEMORY_KIND_DEVICE)
         return;
@@ -211,7 +232,7 @@ static int same_shape(const sb_kernel *a, const sb_kernel *b)
 /* One host launch into the window's kernel table: a new row for a kernel or shape not seen in
  * the window, or a launch counted as omitted once the table is full. The name is copied: the
  * record goes with its buffer. */
-static void add_kernel_launch(const CUpti_ActivityKernel10 *k)
+static void add_kernel_launch(const sb_kernel_record *k)
 {
     sb_kernel shape;
     memset(&shape, 0, sizeof shape);
@@ -245,8 +266,8 @@ static void add_record(const CUpti_Activity *r)
     switch (r->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-        const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)r;
-        if (k->isDeviceLaunched) /* device graph launches: not host-launched */
+        const sb_kernel_record *k = (const sb_kernel_record *)r;
+        if (SB_DEVICE_LAUNCHED(k)) /* device graph launches: not host-launched */
             break;
         acc.kernels++;
         acc.kernel_ns += duration_ns(k->start, k->end);
@@ -254,9 +275,9 @@ static void add_record(const CUpti_Activity *r)
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
-        const CUpti_ActivityMemcpy6 *c = (const CUpti_ActivityMemcpy6 *)r;
+        const sb_memcpy_record *c = (const sb_memcpy_record *)r;
         /* a cudaMemcpyBatchAsync record stands for copyCount copies */
-        acc.memcpys += c->copyCount > 1 ? (long long)c->copyCount : 1;
+        acc.memcpys += SB_COPY_COUNT(c) > 1 ? (long long)SB_COPY_COUNT(c) : 1;
         acc.memcpy_ns += duration_ns(c->start, c->end);
         add_copy(c->copyKind, c->bytes, 0);
         break;
@@ -275,7 +296,7 @@ static void add_record(const CUpti_Activity *r)
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMORY2:
-        add_mem_event((const CUpti_ActivityMemory4 *)r);
+        add_mem_event((const sb_memory_record *)r);
         break;
     default:
         break;

@@ -92,6 +92,27 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+const char *sb_build_lacks(unsigned needs)
+{
+#ifdef SB_NO_CDP
+    if (needs & SB_NEEDS_CDP)
+        return "launches kernels from the device, and this build has no dynamic parallelism "
+               "(cmake -DSB_CDP=OFF); use a default build";
+#endif
+#ifdef SB_NO_GRAPH_LOOP
+    if (needs & SB_NEEDS_GRAPH_LOOP)
+        return "loops on the device through conditional graph nodes, which this build's CUDA "
+               "toolkit lacks (CUDA 12.4+; compiled out by cmake's feature probe)";
+#endif
+#ifdef SB_NO_NCCL
+    if (needs & SB_NEEDS_NCCL)
+        return "uses NCCL, which this build was configured without (not found beside an older "
+               "CUDA toolkit; compiled out)";
+#endif
+    (void)needs;
+    return NULL;
+}
+
 int sb_session_open(sb_session *s, const sb_workload *w, const sb_variant *v, const void *model,
                     const sb_params *params, const int *devices, int ndevices)
 {
@@ -102,13 +123,11 @@ int sb_session_open(sb_session *s, const sb_workload *w, const sb_variant *v, co
     s->gpu = (v->needs & SB_NEEDS_GPU) != 0;
     snprintf(s->label, sizeof s->label, "%s/%s", w->name, v->name);
     sb_error_clear();
-#ifdef SB_NO_CDP
-    if (v->needs & SB_NEEDS_CDP) { /* compiled out (cmake -DSB_CDP=OFF): cannot run, a skip */
-        sb_fail("%s launches kernels from the device, and this build has no dynamic parallelism "
-                "(cmake -DSB_CDP=OFF); use a default build", v->name);
+    const char *lacks = sb_build_lacks(v->needs);
+    if (lacks) { /* compiled out: cannot run, a skip */
+        sb_fail("%s %s", v->name, lacks);
         return SB_REFUSED;
     }
-#endif
     int rc = env_open(&s->env, s->label, params, devices, s->gpu ? ndevices : 0);
     if (rc == 0 && s->gpu) {
         SB_CUDA(cudaEventCreate(&s->start));

@@ -55,6 +55,10 @@ static json_t *needs_json(unsigned needs)
         json_array_append_new(list, json_string("dynamic-parallelism"));
     if (needs & SB_NEEDS_MULTI_GPU)
         json_array_append_new(list, json_string("all-gpus"));
+    if (needs & SB_NEEDS_GRAPH_LOOP)
+        json_array_append_new(list, json_string("graph-loop"));
+    if (needs & SB_NEEDS_NCCL)
+        json_array_append_new(list, json_string("nccl"));
     return list;
 }
 

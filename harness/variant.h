@@ -27,7 +27,13 @@ enum {
     SB_NEEDS_GPU = 1u << 0,
     SB_NEEDS_CDP = 1u << 1,        /* dynamic parallelism (device-side launches) */
     SB_NEEDS_MULTI_GPU = 1u << 2,  /* uses every visible GPU; runs on one if only one is there */
+    SB_NEEDS_GRAPH_LOOP = 1u << 3, /* conditional graph nodes (CUDA 12.4+): a device-side loop */
+    SB_NEEDS_NCCL = 1u << 4,       /* NCCL */
 };
+
+/* What this build lacks of a variant's needs (cmake -DSB_CDP=OFF, or a toolkit without a feature:
+ * docs/harness.md "Old GPUs and toolkits"): the reason it cannot run here, or NULL. */
+const char *sb_build_lacks(unsigned needs);
 
 /* Return codes of setup/run besides 0 and -1: the variant cannot run here (does not fit, needs
  * more GPUs...). The message says what it would need; the record says skipped, not failed. */

@@ -32,9 +32,9 @@ const sb_variant ag_variants[AG_NVARIANTS] = {
      "by a team of threads per cell when cells are few, partners noted then evaluated; each cell "
      "over its box's tubes; the cell's step), divisions and removal by scans; no per-step copy "
      "or host wait, timed runs as one graph",
-     "beyond the paper (its conclusion)", SB_NEEDS_GPU, &ag_resident_ops, SB_KERNEL_LEVEL},
+     "beyond the paper (its conclusion)", SB_NEEDS_GPU | SB_NEEDS_GRAPH_LOOP, &ag_resident_ops, SB_KERNEL_LEVEL},
     {"sorted", 8,
      "interaction inputs gathered in box order every rebuild: a box's cells contiguous, 16-byte "
      "loads",
-     "beyond the paper", SB_NEEDS_GPU, &ag_sorted_ops, SB_KERNEL_LEVEL},
+     "beyond the paper", SB_NEEDS_GPU | SB_NEEDS_GRAPH_LOOP, &ag_sorted_ops, SB_KERNEL_LEVEL},
 };

@@ -3,7 +3,7 @@
  * thread drives both ranks, so both calls go in one group, as NCCL requires: alone, either call
  * may wait for the other rank's, which this thread has not issued yet. NCCL picks the path
  * (NVLink, PCIe peer, or through the host). */
-#include <nccl.h>
+#include "../../cuda/nccl.h"
 #include <stdlib.h>
 
 #include "../../cuda/check.h"

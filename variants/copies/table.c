@@ -15,7 +15,7 @@ const sb_variant cp_variants[CP_NVARIANTS] = {
      "GPU 0 to GPU 1 (cudaMemcpyPeerAsync), peer access enabled where the pair allows it", FIG4,
      TWO_GPUS, &cp_gpu_peer_ops, 0},
     {"nccl", 4, "ncclSend on GPU 0, ncclRecv on GPU 1, one process, one group",
-     "beyond the paper (its MPI_Send/MPI_Recv line of fig. 4)", TWO_GPUS, &cp_nccl_ops, 0},
+     "beyond the paper (its MPI_Send/MPI_Recv line of fig. 4)", TWO_GPUS | SB_NEEDS_NCCL, &cp_nccl_ops, 0},
     {"mpi", 5,
      "two processes (mpirun -np 2): MPI_Send on GPU 0's, MPI_Recv on GPU 1's, device memory "
      "when the MPI is CUDA-aware, else through pinned host memory",

@@ -23,6 +23,21 @@
 #include "gpu.h"
 #include "physics.h"
 
+/* Before compute capability 6.0 (sm_37, sm_52: docs/harness.md "Old GPUs and toolkits") there is
+ * no atomicAdd on doubles: the CUDA C Programming Guide's compare-and-swap loop, which rounds each
+ * addition as the instruction does. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600
+static __device__ __forceinline__ double atomicAdd(double *address, double val)
+{
+    unsigned long long *p = (unsigned long long *)address, old = *p, assumed;
+    do {
+        assumed = old;
+        old = atomicCAS(p, assumed, __double_as_longlong(val + __longlong_as_double(assumed)));
+    } while (assumed != old); /* integer comparison: no hang on NaN */
+    return __longlong_as_double(old);
+}
+#endif
+
 #define MM_T float
 #define MM_FN(name) name##_f
 #include "physics-micro.inc"

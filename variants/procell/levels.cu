@@ -46,6 +46,16 @@ void pc_levels_report(void *state, sb_report *r)
 }
 #else
 
+/* Where a block launches its two children: CDP2's fire-and-forget stream, or, with a toolkit
+ * before CUDA 12 (SB_NO_CDP2: CDP1 only), the block's own NULL stream. One launch per block
+ * either way, so the children of different blocks are as independent in both, and the parent
+ * grid completes once its children have (CDP1 and CDP2 alike). */
+#ifdef SB_NO_CDP2
+#define PC_CHILD_STREAM 0
+#else
+#define PC_CHILD_STREAM cudaStreamFireAndForget
+#endif
+
 /* Device-side launch accounting: CUDA can drop fire-and-forget launches past its pending-launch
  * limit without any error reaching the host, so every launch and every child block is counted. */
 typedef struct launch_counters {
@@ -125,7 +135,7 @@ __global__ void __launch_bounds__(PC_BLOCK)
     int launch = BOUNDING ? __syncthreads_or(child_alive) : (__syncthreads(), 1);
     if (launch && threadIdx.x == 0) {
         level_kernel<BOUNDING, GPU_HISTOGRAM>
-            <<<2, PC_BLOCK, 0, cudaStreamFireAndForget>>>(a, g + 1, 2 * block, roots);
+            <<<2, PC_BLOCK, 0, PC_CHILD_STREAM>>>(a, g + 1, 2 * block, roots);
         cudaError_t err = cudaGetLastError();
         if (err == cudaSuccess) {
             atomicAdd(&a->launches->launched, 1ull);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 
+#include "../../cuda/graphloop.h"
 #include "../../harness/variant.h"
 #include "model.h"
 #include "rules.h"

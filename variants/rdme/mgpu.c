@@ -23,7 +23,7 @@
 
 #include <ctype.h>
 #include <mpi.h>
-#include <nccl.h>
+#include "../../cuda/nccl.h"
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>

@@ -33,7 +33,7 @@ const sb_variant rd_variants[RD_NVARIANTS] = {
      "the split moves in whole z tiles when batch-averaged GPU step times differ, within memory",
      PAPER ", Implementation (load balancing), fig. 8", MGPU, &rd_mgpu_balanced_ops, 0},
     {"mgpu-nccl", 7, "halo planes by NCCL send/recv straight into the neighbours' halos",
-     "beyond the paper", MGPU, &rd_mgpu_nccl_ops, 0},
+     "beyond the paper", MGPU | SB_NEEDS_NCCL, &rd_mgpu_nccl_ops, 0},
     {"mpi", 8,
      "one process per GPU (mpirun -np N): halo planes by MPI_Sendrecv (CUDA-aware where the MPI "
      "is), overflow and output by MPI collectives",
@@ -41,9 +41,9 @@ const sb_variant rd_variants[RD_NVARIANTS] = {
     {"gpu-graph", 9,
      "steps as CUDA graphs: one GPU loops over steps on the device (conditional node); several "
      "launch two graphs per step",
-     "beyond the paper", MGPU, &rd_gpu_graph_ops, SB_KERNEL_LEVEL},
+     "beyond the paper", MGPU | SB_NEEDS_GRAPH_LOOP, &rd_gpu_graph_ops, SB_KERNEL_LEVEL},
     {"gpu-fused", 10,
      "gpu-graph's device-side step loop on one GPU, the reactions applied by the z-sweep as it "
      "writes each site: three passes over the lattice a step instead of four",
-     "beyond the paper", SB_NEEDS_GPU, &rd_gpu_fused_ops, SB_KERNEL_LEVEL},
+     "beyond the paper", SB_NEEDS_GPU | SB_NEEDS_GRAPH_LOOP, &rd_gpu_fused_ops, SB_KERNEL_LEVEL},
 };
