@@ -58,6 +58,7 @@ def save(path, name, gpus, peak, date):
     sb["command"] = "study bench/studies/tiny.study --out " + runs
     sb["git_commit"] = "0123456789abcdef0123456789abcdef01234567+dirty"
     sb["cuda"] = {"driver_version": 13000, "runtime_version": 12080}
+    sb["build"]["cuda_compiler"] = "NVIDIA 13.0.88"  # whatever toolkit built this (legacy build)
     sb["devices"] = [gpu(name, i) for i in range(gpus)]
     sb["devices"][0]["peak_dram_bytes_per_second"] = peak
     json.dump(doc, open(path, "w"))
