@@ -513,7 +513,7 @@ static void relative_path(const char *from, const char *to, char *out, size_t ca
     size_t len = 0;
     for (const char *p = from + common; *p; p++)
         if ((p == from + common || p[-1] == '/') && *p != '/')
-            len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "../");
+            len += (size_t)snprintf(out + (len < cap ? len : 0), len < cap ? cap - len : 0, "../");
     snprintf(out + (len < cap ? len : cap - 1), len < cap ? cap - len : 1, "%s", to + common);
 }
 

@@ -925,8 +925,8 @@ static void col_label(const sb_table *t, int c, char *out, size_t cap)
     out[0] = '\0';
     if (!t->col_label[0]) {
         for (int k = 0; k < t->ncol_params; k++)
-            len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "%s%s=%s", k ? ", " : "",
-                                    t->col_param[k], t->col_value[c][k]);
+            len += (size_t)snprintf(out + (len < cap ? len : 0), len < cap ? cap - len : 0,
+                                    "%s%s=%s", k ? ", " : "", t->col_param[k], t->col_value[c][k]);
         return;
     }
     for (const char *p = t->col_label; *p && len + 1 < cap;) {
@@ -1215,7 +1215,8 @@ static size_t describe_value(const char *value, char *out, size_t cap)
     for (const char *p = value + 6; *p && len + 4 < cap; p++)
         len += *p == '+' ? (size_t)snprintf(out + len, cap - len, " + ")
                          : (size_t)snprintf(out + len, cap - len, "%c", *p);
-    len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, " phase%s of the last timed run",
+    len += (size_t)snprintf(out + (len < cap ? len : 0), len < cap ? cap - len : 0,
+                            " phase%s of the last timed run",
                             strchr(value, '+') ? "s" : "");
     return len < cap ? len : cap - 1;
 }

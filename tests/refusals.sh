@@ -53,9 +53,17 @@ head = "study s\nworkload rdme\nrun r\n  param steps=2\n"
 long = '"' + "w" * 600 + '"'
 open(d + "/explain.study", "w").write(head + "table t from=r cols=steps value=time\n  row cpu-reference\n  explain cpu-reference " + " ".join([long] * 3) + "\n")
 open(d + "/define.study", "w").write("define X " + "x" * 1000 + "\n" + head + "  param seed=" + "${X}" * 6 + "\n")
+v = "v" * 60
+open(d + "/cols.study", "w").write(head + "table t from=r cols=steps,seed,scenario columns=%s:%s:%s value=time\n  row cpu-reference\n" % (v, v, v))
 EOF
 refused "explain.study:7: table t: explanation too long" "$sb" study "$tmp/explain.study" --check
 refused "define.study:6: value too long after expansion" "$sb" study "$tmp/define.study" --check
+# a column's label past its 128 bytes (three long values; the third's append began past the end
+# of the buffer): cut to 127 characters, not refused
+expect 0 "a long column label" "$sb" study "$tmp/cols.study" --check
+label="steps=$(printf '%060d' 0 | tr 0 v), seed=$(printf '%054d' 0 | tr 0 v)"
+grep -qx "table t: from r, 1 row x 1 column ($label), 0 with published values, 0 explained; no run covers $label" "$tmp/out" ||
+    fail "a long column label: not cut to 127 characters"
 
 # records: compare, history, plot
 printf '{"benchmarks": [{"real_time": 1}]}' > "$tmp/noname.json"
