@@ -536,17 +536,11 @@ static int history_check(int argc, char **argv)
 
 int sb_cmd_history(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        int (*run)(int, char **);
-    } commands[] = {{"add", history_add}, {"show", history_show}, {"check", history_check}};
-    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-        fputs(usage, argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
-    }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
-    return fail("unknown command '%s'; give add, show or check (see stagebench history --help)",
-                argv[1]);
+    static const sb_command commands[] = {
+        {"add", history_add}, {"show", history_show}, {"check", history_check}};
+    int rc = sb_dispatch(commands, sizeof commands / sizeof commands[0], usage, argc, argv);
+    if (rc < 0)
+        return fail("unknown command '%s'; give add, show or check (see stagebench history --help)",
+                    argv[1]);
+    return rc;
 }

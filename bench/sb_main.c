@@ -18,27 +18,33 @@ static const char usage[] =
     "  report DIR... [--out OUTDIR]     a page per GPU (markdown, HTML) of study outputs\n"
     "`stagebench <command> --help` describes each.\n";
 
-int sb_main(int argc, char **argv)
+int sb_dispatch(const sb_command *commands, size_t n, const char *usage, int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        int (*run)(int, char **);
-    } commands[] = {{"list", sb_cmd_list},
-                    {"run", sb_cmd_run},
-                    {"study", sb_cmd_study},
-                    {"compare", sb_cmd_compare},
-                    {"suite", sb_cmd_suite},
-                    {"calibrate", sb_cmd_calibrate},
-                    {"plot", sb_cmd_plot},
-                    {"history", sb_cmd_history},
-                    {"report", sb_cmd_report}};
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         fputs(usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    for (size_t i = 0; i < n; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "stagebench: unknown command '%s'\n%s", argv[1], usage);
-    return 2;
+    return -1;
+}
+
+int sb_main(int argc, char **argv)
+{
+    static const sb_command commands[] = {{"list", sb_cmd_list},
+                                          {"run", sb_cmd_run},
+                                          {"study", sb_cmd_study},
+                                          {"compare", sb_cmd_compare},
+                                          {"suite", sb_cmd_suite},
+                                          {"calibrate", sb_cmd_calibrate},
+                                          {"plot", sb_cmd_plot},
+                                          {"history", sb_cmd_history},
+                                          {"report", sb_cmd_report}};
+    int rc = sb_dispatch(commands, sizeof commands / sizeof commands[0], usage, argc, argv);
+    if (rc < 0) {
+        fprintf(stderr, "stagebench: unknown command '%s'\n%s", argv[1], usage);
+        return 2;
+    }
+    return rc;
 }

@@ -66,7 +66,7 @@ struct byte16 {
     typedef uint4 site_t;
     static const int BITS = 8, CAP = 16;
     static const int SWEEP_BLOCKS_PER_SM = 6; /* 8 would spill the 16-byte sites */
-    static const int FUSED_BLOCKS_PER_SM = 5;
+    static const int FUSED_BLOCKS_PER_SM = 5; /* one block fewer: the reactions' registers */
     static __device__ slots unpack(site_t w)
     {
         return {w.x | (uint64_t)w.y << 32, w.z | (uint64_t)w.w << 32};
