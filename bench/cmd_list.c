@@ -10,9 +10,9 @@
 #include "../harness/registry.h"
 #include "commands.h"
 
-/* a build with cmake -DSB_CDP=OFF lacks the dynamic-parallelism stages: they are skipped */
+/* a build with cmake -DSB_CDP=OFF has no dynamic parallelism: the host launches in its place */
 #ifdef SB_NO_CDP
-#define CDP_TEXT ",dynamic-parallelism (off)"
+#define CDP_TEXT ",dynamic-parallelism (from the host)"
 #else
 #define CDP_TEXT ",dynamic-parallelism"
 #endif
@@ -40,7 +40,7 @@ static void list_workload(const sb_workload *w)
            "name", "needs", "adds / source");
     for (int i = 0; i < w->nvariants; i++) {
         const sb_variant *v = &w->variants[i];
-        char needs[64];
+        char needs[96];
         needs_text(v->needs, needs, sizeof needs);
         printf("    %-5d %-21s %-30s %s\n    %-5s %-21s %-30s [%s]%s\n", v->stage, v->name, needs,
                v->adds, "", "", "", v->source,

@@ -1,9 +1,17 @@
-/* A CUDA graph whose one node is a while-loop the GPU runs with no host in between: the loop's
- * body is a graph to fill (by capturing a stream into it), and a kernel in the body decides with
- * cudaGraphSetConditional(*loop, go_on) whether the body runs again. */
+/* A loop of a captured CUDA graph: the body, captured from a stream, runs again for as long as
+ * a kernel in it says so (sb_graph_loop_continue), with no host in between: the graph's one node
+ * is a while-loop (a conditional node) that the GPU runs by itself.
+ *
+ * SB_GRAPH_LOOP_ON_HOST (the build without dynamic parallelism, cmake -DSB_CDP=OFF, which
+ * compute-sanitizer's racecheck and synccheck check): the body is a plain graph and the host
+ * launches it again while a flag the same kernel writes says so. The kernels and their order are
+ * the same; only who decides the next turn differs. racecheck's process fails and synccheck reports
+ * barrier errors on kernels inside a conditional node (tests/graph_loop_probe.cu), so the checks
+ * need this form. It times host round trips: not for measurements. */
 #ifndef SB_GRAPHLOOP_H
 #define SB_GRAPHLOOP_H
 
+#include <stdint.h>
 #include <cuda_runtime_api.h>
 
 /* A toolkit without conditional graph nodes (CUDA before 12.4: cmake's probe sets
@@ -32,13 +40,40 @@ static inline cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t s, cudaGrap
 #endif
 #endif
 
+typedef struct sb_graph_loop {
+    cudaGraph_t graph; /* the while node's graph (on the host: the body itself) */
+    cudaGraphExec_t exec;
+    cudaGraphConditionalHandle handle; /* what the deciding kernel passes on */
+    unsigned *d_go_on;                 /* on the host: the flag the deciding kernel writes */
+} sb_graph_loop;
+
+#ifdef __CUDACC__
+/* In the body's deciding kernel (one thread): whether the body runs again. */
+static __device__ inline void sb_graph_loop_continue(cudaGraphConditionalHandle loop,
+                                                     unsigned go_on)
+{
+#ifdef SB_GRAPH_LOOP_ON_HOST
+    *(unsigned *)(uintptr_t)loop = go_on;
+#else
+    cudaGraphSetConditional(loop, go_on);
+#endif
+}
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* *graph gets the while node, whose condition starts at 1 at every launch (the body runs at
- * least once); *body is the node's body graph, owned by *graph. 0, or -1 with sb_error(). */
-int sb_graph_while(cudaGraph_t *graph, cudaGraphConditionalHandle *loop, cudaGraph_t *body);
+/* Creates the loop and starts capturing stream `st` into its body; the kernels launched next
+ * form the body, one of them given l->handle. The body runs at least once a launch. 0, or -1
+ * with sb_error(). */
+int sb_graph_loop_begin(sb_graph_loop *l, cudaStream_t st, enum cudaStreamCaptureMode mode);
+/* Ends the capture (always, so that no stream is left capturing) and, when `captured` is 0 (the
+ * launches into the body succeeded), instantiates the loop. */
+int sb_graph_loop_end(sb_graph_loop *l, cudaStream_t st, int captured);
+/* Runs the loop on `st`: one launch, or on the host one launch a turn with a read of the flag. */
+int sb_graph_loop_launch(sb_graph_loop *l, cudaStream_t st);
+void sb_graph_loop_destroy(sb_graph_loop *l);
 
 #ifdef __cplusplus
 }

@@ -11,7 +11,8 @@
 
 #include "sb_version.h"
 
-/* cmake -DSB_CDP=OFF builds without dynamic parallelism (SB_NO_CDP): the records say which. */
+/* cmake -DSB_CDP=OFF builds without dynamic parallelism (SB_NO_CDP), where the host also drives
+ * the device-side graph loops: the records say which (such records are not timings to compare). */
 #ifdef SB_NO_CDP
 #define SB_HAVE_CDP 0
 #else

@@ -94,11 +94,6 @@ static int compare_doubles(const void *a, const void *b)
 
 const char *sb_build_lacks(unsigned needs)
 {
-#ifdef SB_NO_CDP
-    if (needs & SB_NEEDS_CDP)
-        return "launches kernels from the device, and this build has no dynamic parallelism "
-               "(cmake -DSB_CDP=OFF); use a default build";
-#endif
 #ifdef SB_NO_GRAPH_LOOP
     if (needs & SB_NEEDS_GRAPH_LOOP)
         return "loops on the device through conditional graph nodes, which this build's CUDA "

@@ -26,10 +26,6 @@ static void check_all(const pc_model *m, const char *what)
     for (size_t v = 0; v < sizeof gpu_variants / sizeof *gpu_variants; v++) {
         pc_output got;
         int multi = strcmp(gpu_variants[v], "multi-gpu") == 0;
-#ifdef SB_NO_CDP
-        if (sb_find_variant(&sb_workload_procell, gpu_variants[v])->needs & SB_NEEDS_CDP)
-            continue; /* compiled out (cmake -DSB_CDP=OFF) */
-#endif
         if (fixture_run(gpu_variants[v], m, devices, multi ? ndevices : 1, &got) != 0)
             fail_msg("%s: %s: %s", what, gpu_variants[v], sb_error());
         if (!sb_workload_procell.output_equal(m, &ref, &got, why, sizeof why))

@@ -27,7 +27,7 @@ __global__ void exchange(int *out)
 __global__ void count_pass(cudaGraphConditionalHandle loop, int *passes)
 {
     *passes += 1;
-    cudaGraphSetConditional(loop, *passes < PASSES);
+    sb_graph_loop_continue(loop, *passes < PASSES);
 }
 
 static int run(int as_loop, int *out, int *passes)
@@ -40,20 +40,15 @@ static int run(int as_loop, int *out, int *passes)
             SB_CUDA(cudaGetLastError());
         }
     } else {
-        cudaGraph_t graph, body;
-        cudaGraphConditionalHandle loop;
-        cudaGraphExec_t exec;
-        if (sb_graph_while(&graph, &loop, &body) != 0)
+        sb_graph_loop loop;
+        if (sb_graph_loop_begin(&loop, st, cudaStreamCaptureModeThreadLocal) != 0)
             return -1;
-        SB_CUDA(cudaStreamBeginCaptureToGraph(st, body, NULL, NULL, 0,
-                                              cudaStreamCaptureModeThreadLocal));
         exchange<<<BLOCKS, THREADS, 0, st>>>(out);
-        count_pass<<<1, 1, 0, st>>>(loop, passes);
-        SB_CUDA(cudaStreamEndCapture(st, &body));
-        SB_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-        SB_CUDA(cudaGraphLaunch(exec, st));
-        SB_CUDA(cudaGraphExecDestroy(exec));
-        SB_CUDA(cudaGraphDestroy(graph));
+        count_pass<<<1, 1, 0, st>>>(loop.handle, passes);
+        int rc = sb_graph_loop_end(&loop, st, 0) || sb_graph_loop_launch(&loop, st);
+        sb_graph_loop_destroy(&loop);
+        if (rc != 0)
+            return -1;
     }
     SB_CUDA(cudaStreamSynchronize(st));
     SB_CUDA(cudaStreamDestroy(st));

@@ -154,8 +154,7 @@ typedef struct ag_gpu {
     /* phase boundaries of a step, sets used in turn; the loop's start and end */
     cudaEvent_t mark[AG_EVENT_SETS][AG_NPHASES + 1], loop[2];
     int pending[AG_EVENT_SETS];
-    cudaGraph_t graph; /* the loop of the runs after the first: none until one is needed */
-    cudaGraphExec_t graph_exec;
+    sb_graph_loop loop_graph; /* the runs after the first: none until one is needed */
     sb_phases phases;
     int runs;
     double loop_seconds[AG_MAX_RUNS];
@@ -531,7 +530,7 @@ static __global__ void settle_kernel(ag_grid grid, uint32_t seed, float side, in
             faults->born = born;
         }
         if (loop_stop > 0)
-            cudaGraphSetConditional(loop, q.step < loop_stop);
+            sb_graph_loop_continue(loop, q.step < loop_stop);
     }
     if (!fits || i >= p.n)
         return;
@@ -693,32 +692,12 @@ static int capture_loop(ag_gpu *g)
 {
     const ag_model *m = g->m;
     cudaStream_t st = g->env->streams[0];
-    cudaGraphConditionalHandle loop;
-    cudaGraph_t body;
-    if (sb_graph_while(&g->graph, &loop, &body) != 0)
-        return -1;
     /* relaxed: CUB's scans query the device while they are captured */
-    SB_CUDA(cudaStreamBeginCaptureToGraph(st, body, NULL, NULL, 0, cudaStreamCaptureModeRelaxed));
-    ag_launch even = {0, m->max_cells, -1, 0, 0, 0};
-    ag_launch odd = {1, m->max_cells, -1, loop, m->steps - m->steps % 2, 0};
-    int rc = step(g, &even) || step(g, &odd);
-    cudaError_t e = cudaStreamEndCapture(st, &body);
-    if (rc != 0)
+    if (sb_graph_loop_begin(&g->loop_graph, st, cudaStreamCaptureModeRelaxed) != 0)
         return -1;
-    SB_CUDA(e);
-    SB_CUDA(cudaGraphInstantiate(&g->graph_exec, g->graph, 0));
-    return 0;
-}
-
-static int drop_loop(ag_gpu *g)
-{
-    if (g->graph_exec)
-        SB_CUDA(cudaGraphExecDestroy(g->graph_exec));
-    if (g->graph)
-        SB_CUDA(cudaGraphDestroy(g->graph));
-    g->graph_exec = NULL;
-    g->graph = NULL;
-    return 0;
+    ag_launch even = {0, m->max_cells, -1, 0, 0, 0};
+    ag_launch odd = {1, m->max_cells, -1, g->loop_graph.handle, m->steps - m->steps % 2, 0};
+    return sb_graph_loop_end(&g->loop_graph, st, step(g, &even) || step(g, &odd));
 }
 
 /* The cells step k's launches cover: the population at most doubles a step. */
@@ -759,9 +738,9 @@ static int simulate(ag_gpu *g, int timed_phases)
         }
     } else {
         if (m->steps >= 2) {
-            if ((!g->graph_exec && capture_loop(g) != 0) || prepare(g) != 0)
+            if ((!g->loop_graph.exec && capture_loop(g) != 0) || prepare(g) != 0 ||
+                sb_graph_loop_launch(&g->loop_graph, st) != 0)
                 return -1;
-            SB_CUDA(cudaGraphLaunch(g->graph_exec, st));
         }
         if (m->steps % 2) {
             ag_launch last = {0, bound_at(m, m->steps - 1), -1, 0, 0, m->steps == 1};
@@ -949,7 +928,7 @@ extern "C" void ag_resident_teardown(void *state)
     ag_gpu *g = (ag_gpu *)state;
     if (!g)
         return;
-    drop_loop(g);
+    sb_graph_loop_destroy(&g->loop_graph);
     for (int s = 0; s < AG_EVENT_SETS; s++)
         for (int p = 0; p <= AG_NPHASES; p++)
             if (g->mark[s][p])

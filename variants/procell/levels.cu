@@ -6,46 +6,12 @@
 #include "../../cuda/check.h"
 #include "../../harness/error.h"
 
-#ifdef SB_NO_CDP
-/* cmake -DSB_CDP=OFF: no relocatable device code, so no device-side launches. The engine is
- * compiled out; the harness refuses SB_NEEDS_CDP stages before their set-up (harness/measure.c,
- * recorded as skipped), and these stand-ins say the same to any other caller. */
-static int compiled_out(void)
-{
-    sb_fail("the dynamic-parallelism stages are compiled out of this build (cmake -DSB_CDP=OFF)");
-    return SB_REFUSED;
-}
-
-int pc_levels_setup(sb_env *env, const pc_model *m, const pc_levels_config *cfg, void **state)
-{
-    (void)env, (void)m, (void)cfg;
-    *state = NULL;
-    return compiled_out();
-}
-
-int pc_levels_run(void *state)
-{
-    (void)state;
-    return compiled_out();
-}
-
-int pc_levels_output(void *state, void *out)
-{
-    (void)state, (void)out;
-    return compiled_out();
-}
-
-void pc_levels_teardown(void *state)
-{
-    (void)state;
-}
-
-void pc_levels_report(void *state, sb_report *r)
-{
-    (void)state, (void)r;
-}
-#else
-
+/* cmake -DSB_CDP=OFF (SB_NO_CDP), the build compute-sanitizer's racecheck and synccheck check:
+ * no device runtime, so the host stands in for the device-side launches. A block marks the two
+ * blocks of the next level that it would have launched, and the host launches each level whole
+ * once the one before it has finished; unmarked blocks return at once. The kernels and what each
+ * block computes are the same; the next level waits for its whole parent level instead of its
+ * parent block only, which changes no result (blocks write disjoint slots). Not for timing. */
 /* Where a block launches its two children: CDP2's fire-and-forget stream, or, with a toolkit
  * before CUDA 12 (SB_NO_CDP2: CDP1 only), the block's own NULL stream. One launch per block
  * either way, so the children of different blocks are as independent in both, and the parent
@@ -75,6 +41,7 @@ typedef struct level_args {
     unsigned long long *counts;
     pc_device_tally *tally;
     launch_counters *launches;
+    uint8_t *marked[PC_MAX_LEVELS + 1]; /* SB_NO_CDP: [g][b], block b of level g-1 launched its children */
 } level_args;
 
 /* Processes the cells of level g in this block's PC_BLOCK slots, writes their children into level
@@ -85,6 +52,10 @@ __global__ void __launch_bounds__(PC_BLOCK)
     level_kernel(const level_args *a, int g, unsigned block_base, uint64_t roots)
 {
     unsigned block = block_base + blockIdx.x;
+#ifdef SB_NO_CDP
+    if (g > 0 && !a->marked[g][block / 2])
+        return; /* its parent launched no children: with dynamic parallelism it would not exist */
+#endif
     uint64_t i = (uint64_t)block * PC_BLOCK + threadIdx.x;
     int child_alive = 0;
     if (g > 0 && threadIdx.x == 0)
@@ -134,9 +105,14 @@ __global__ void __launch_bounds__(PC_BLOCK)
      * bounding turns it into a vote. */
     int launch = BOUNDING ? __syncthreads_or(child_alive) : (__syncthreads(), 1);
     if (launch && threadIdx.x == 0) {
+#ifdef SB_NO_CDP
+        a->marked[g + 1][block] = 1;
+        cudaError_t err = cudaSuccess;
+#else
         level_kernel<BOUNDING, GPU_HISTOGRAM>
             <<<2, PC_BLOCK, 0, PC_CHILD_STREAM>>>(a, g + 1, 2 * block, roots);
         cudaError_t err = cudaGetLastError();
+#endif
         if (err == cudaSuccess) {
             atomicAdd(&a->launches->launched, 1ull);
         } else {
@@ -250,6 +226,12 @@ static int choose_depth(levels_state *s)
     return 0;
 }
 
+/* Blocks of level g: the level-0 grid's, doubled at each level. */
+static size_t level_blocks(uint64_t roots, int g)
+{
+    return (size_t)((roots + PC_BLOCK - 1) / PC_BLOCK) << g;
+}
+
 /* Device launches one batch plans when nothing is bounded: every block of levels 0..D-2 launches
  * one child grid. */
 static unsigned long long planned_launches(uint64_t roots, int depth)
@@ -275,7 +257,9 @@ int pc_levels_setup(sb_env *env, const pc_model *m, const pc_levels_config *cfg,
      * pool it reserves comes out of the same free memory. */
     size_t limit = planned_launches(s->capacity, s->depth);
     s->launch_limit = limit > 2048 ? limit : 2048;
+#ifndef SB_NO_CDP
     SB_CUDA(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, s->launch_limit));
+#endif
     char what[160];
     snprintf(what, sizeof what, "levels X_0..X_%d of %llu cells", s->depth,
              (unsigned long long)s->capacity);
@@ -291,6 +275,12 @@ int pc_levels_setup(sb_env *env, const pc_model *m, const pc_levels_config *cfg,
             (rc = sb_dev_alloc(&env->mem, dev, (void **)&a->states[g], n, what)))
             return rc;
     }
+#ifdef SB_NO_CDP
+    for (int g = 1; g < s->depth; g++)
+        if ((rc = sb_dev_alloc(&env->mem, dev, (void **)&a->marked[g], level_blocks(s->capacity, g - 1),
+                               "launch marks")))
+            return rc;
+#endif
     if ((rc = pc_tables_upload(env, 0, m, &s->tab)) ||
         (rc = sb_dev_alloc(&env->mem, dev, (void **)&s->d_args, sizeof *a, "level arguments")) ||
         (rc = sb_dev_alloc(&env->mem, dev, (void **)&s->d_tally, sizeof *s->d_tally, "tally")) ||
@@ -423,6 +413,24 @@ static int check_launches(levels_state *s, uint64_t roots)
     return 0;
 }
 
+/* The host's launch of level g's `blocks` blocks (with dynamic parallelism, level 0 only). */
+static int launch_level(levels_state *s, int g, size_t blocks, uint64_t roots)
+{
+    cudaStream_t st = s->env->streams[0];
+    for (size_t base = 0; base < blocks; base += 1u << 30) { /* a grid has at most 2^31 - 1 */
+        unsigned n = (unsigned)(blocks - base < (1u << 30) ? blocks - base : 1u << 30);
+        if (s->cfg.bounding && s->cfg.gpu_histogram)
+            level_kernel<true, true><<<n, PC_BLOCK, 0, st>>>(s->d_args, g, (unsigned)base, roots);
+        else if (s->cfg.bounding)
+            level_kernel<true, false><<<n, PC_BLOCK, 0, st>>>(s->d_args, g, (unsigned)base, roots);
+        else
+            level_kernel<false, false><<<n, PC_BLOCK, 0, st>>>(s->d_args, g, (unsigned)base, roots);
+        SB_LAUNCHED("level_kernel");
+        s->host_launches++;
+    }
+    return 0;
+}
+
 static int run_batch(levels_state *s, uint64_t roots)
 {
     sb_env *env = s->env;
@@ -432,15 +440,16 @@ static int run_batch(levels_state *s, uint64_t roots)
         for (int g = 1; g <= s->depth; g++)
             SB_CUDA(cudaMemsetAsync(s->args.states[g], PC_EMPTY, level_slots(roots, g), st));
     SB_CUDA(cudaMemsetAsync(s->d_launches, 0, sizeof(launch_counters), st));
-    unsigned blocks = (unsigned)((roots + PC_BLOCK - 1) / PC_BLOCK);
-    if (s->cfg.bounding && s->cfg.gpu_histogram)
-        level_kernel<true, true><<<blocks, PC_BLOCK, 0, st>>>(s->d_args, 0, 0, roots);
-    else if (s->cfg.bounding)
-        level_kernel<true, false><<<blocks, PC_BLOCK, 0, st>>>(s->d_args, 0, 0, roots);
-    else
-        level_kernel<false, false><<<blocks, PC_BLOCK, 0, st>>>(s->d_args, 0, 0, roots);
-    SB_LAUNCHED("level_kernel");
-    s->host_launches++;
+#ifdef SB_NO_CDP
+    for (int g = 1; g < s->depth; g++)
+        SB_CUDA(cudaMemsetAsync(s->args.marked[g], 0, level_blocks(roots, g - 1), st));
+    for (int g = 0; g < s->depth; g++)
+        if (launch_level(s, g, level_blocks(roots, g), roots) != 0)
+            return -1;
+#else
+    if (launch_level(s, 0, level_blocks(roots, 0), roots) != 0)
+        return -1;
+#endif
     SB_CUDA(cudaStreamSynchronize(st));
     int rc = check_launches(s, roots);
     sb_phase_end(&s->phases, "device tree", t0);
@@ -544,4 +553,3 @@ void pc_levels_report(void *state, sb_report *r)
         series->n = g + 1;
     }
 }
-#endif /* SB_NO_CDP */

@@ -505,7 +505,7 @@ __global__ void step_done(cudaGraphConditionalHandle loop, long long *step, cons
 {
     long long s = *step + 1;
     *step = s;
-    cudaGraphSetConditional(loop, *overflow_count == 0 && s < *stop);
+    sb_graph_loop_continue(loop, *overflow_count == 0 && s < *stop);
 }
 
 __global__ void step_advance(long long *step)

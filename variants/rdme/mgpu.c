@@ -93,7 +93,8 @@ typedef struct worker {
     atomic_llong y_step; /* the step whose y-sweep EV_Y_DONE marks */
     int halos_fresh;   /* halos already hold the step's planes (after a host round trip) */
     ncclComm_t comm;
-    /* graphs: [0] a whole step (one GPU: a while-loop over steps) or x and y; [1] the rest */
+    /* graphs: one GPU, a while-loop over whole steps; several, [0] x and y, [1] the rest */
+    sb_graph_loop loop;
     cudaGraph_t graph[2];
     cudaGraphExec_t exec[2];
     long long *d_step, *h_step, *d_stop, *h_stop; /* the step count the kernels read; the loop's end */
@@ -709,24 +710,15 @@ static int capture_graphs(worker *w)
     const rd_reaction_table *r = w->d_reactions;
     SB_CUDA(cudaSetDevice(w->dev));
     if (t->nslabs == 1) {
-        cudaGraphConditionalHandle loop;
-        cudaGraph_t body;
-        if (sb_graph_while(&w->graph[0], &loop, &body) != 0)
+        if (sb_graph_loop_begin(&w->loop, st, cudaStreamCaptureModeThreadLocal) != 0)
             return -1;
-        SB_CUDA(cudaStreamBeginCaptureToGraph(st, body, NULL, NULL, 0,
-                                              cudaStreamCaptureModeThreadLocal));
         int rc = rd_sweep_planes(f, 0, A, B, &a, lo, hi, st) ||
                  rd_sweep_planes(f, 1, B, C, &a, lo, hi, st) ||
                  (t->stage.fused ? rd_sweep_z_react(f, C, A, &a, r, w->d_fired, st)
                                  : rd_sweep_z(f, C, A, &a, st) ||
                                        rd_react(f, A, &a, own_lo, own_hi, r, w->d_fired, st)) ||
-                 rd_graph_step_done(loop, w->d_step, w->d_stop, w->sink.count, st);
-        cudaError_t e = cudaStreamEndCapture(st, &body);
-        if (rc != 0)
-            return -1;
-        SB_CUDA(e);
-        SB_CUDA(cudaGraphInstantiate(&w->exec[0], w->graph[0], 0));
-        return 0;
+                 rd_graph_step_done(w->loop.handle, w->d_step, w->d_stop, w->sink.count, st);
+        return sb_graph_loop_end(&w->loop, st, rc);
     }
     /* Captures go on to their end after an error (the first is kept), so that no stream is
      * left capturing. */
@@ -791,7 +783,8 @@ static int simulate_graphs(worker *w, int *sample)
             if (sb_copy(&w->xfer, w->d_stop, w->h_stop, sizeof *w->h_stop,
                         cudaMemcpyHostToDevice, w->st[0]) != 0)
                 return -1;
-            SB_CUDA(cudaGraphLaunch(w->exec[0], w->st[0]));
+            if (sb_graph_loop_launch(&w->loop, w->st[0]) != 0)
+                return -1;
             if (sb_copy(&w->xfer, w->h_step, w->d_step, sizeof *w->h_step,
                         cudaMemcpyDeviceToHost, w->st[0]) != 0)
                 return -1;
@@ -1370,6 +1363,7 @@ void rd_mgpu_teardown(void *state)
             if (w->graph[k])
                 cudaGraphDestroy(w->graph[k]);
         }
+        sb_graph_loop_destroy(&w->loop);
         cudaFreeHost(w->h_step);
         cudaFreeHost(w->h_stop);
         for (int k = 0; k < EV_COUNT; k++)
