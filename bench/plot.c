@@ -311,7 +311,7 @@ static int on_line(const record *rec, const char *variant, const char *machine)
     return strcmp(rec->variant, variant) == 0 && (!machine || strcmp(rec->machine, machine) == 0);
 }
 
-static line *find_line(plot *p, const char *variant, const char *machine)
+static line *find_line(const plot *p, const char *variant, const char *machine)
 {
     for (int i = 0; i < p->nlines; i++)
         if (strcmp(p->lines[i].variant, variant) == 0 &&
@@ -891,6 +891,16 @@ static int find_csv_files(plot *p)
     return 0;
 }
 
+/* 1 + the number of variants whose first line comes before the first line of line i's. */
+static int variant_rank(const plot *p, int i)
+{
+    const line *first = find_line(p, p->lines[i].variant, NULL);
+    int rank = 1;
+    for (const line *l = p->lines; l < first; l++)
+        rank += find_line(p, l->variant, NULL) == l;
+    return rank;
+}
+
 /* The -e commands that give a script its data, labels and names, and let a figure script
  * `load "time.gp"` from beside itself or from the generic scripts' directory. */
 static char *gnuplot_variables(const plot *p, const char *script, const char *data_path)
@@ -905,6 +915,18 @@ static char *gnuplot_variables(const plot *p, const char *script, const char *da
     for (int i = 0; i < p->nlines && used < sizeof names; i++)
         used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? " " : "",
                                  p->lines[i].label);
+    /* A line's colour and dash: one colour per variant, one dash per machine (records of one
+     * machine: a colour per line, all solid). */
+    char colors[1024] = "", dashes[1024] = "";
+    size_t cused = 0, dused = 0;
+    for (int i = 0; i < p->nlines && cused < sizeof colors && dused < sizeof dashes; i++) {
+        int dash = 0;
+        while (p->lines[i].machine && strcmp(p->machines[dash], p->lines[i].machine) != 0)
+            dash++;
+        cused += (size_t)snprintf(colors + cused, sizeof colors - cused, " %d",
+                                  p->by_machine ? variant_rank(p, i) : i + 1);
+        dused += (size_t)snprintf(dashes + dused, sizeof dashes - dused, " %d", dash + 1);
+    }
     snprintf(script_dir, sizeof script_dir, "%s", script);
     char *slash = strrchr(script_dir, '/');
     if (slash)
@@ -915,6 +937,8 @@ static char *gnuplot_variables(const plot *p, const char *script, const char *da
     gp_set(f, "outbase", p->req->out_prefix);
     gp_set(f, "title", p->title);
     gp_set(f, "names", names);
+    gp_set(f, "colors", colors);
+    gp_set(f, "dashes", dashes);
     if (p->req->kind == SB_PLOT_DATA) {
         gp_set(f, "csvfiles", p->csvfiles);
         fputs("dumpfiles = '", f);
