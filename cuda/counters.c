@@ -1,7 +1,7 @@
 /* Hardware counters: the dispatch. Checks the request, finds the device's compute capability and
- * hands the work to the first backend of the table that fits it. Adding a backend (for example
- * the legacy Event/Metric API for compute capability < 7.5 on CUDA <= 12) is one more file
- * defining an sb_counters_backend_ops, one extern line and one row below; callers do not change. */
+ * hands the work to the first backend of the table that fits it, or to the one named by
+ * SB_COUNTERS_BACKEND in the environment. Adding a backend is one more file defining an
+ * sb_counters_backend_ops, one extern line and one row below; callers do not change. */
 #define SB_COUNTERS_BACKEND
 #include "counters.h"
 
@@ -25,11 +25,21 @@ const char *const sb_default_metrics[] = {
 };
 const int sb_ndefault_metrics = (int)(sizeof sb_default_metrics / sizeof sb_default_metrics[0]);
 
-/* The backends, tried in order; the first whose fits() accepts the compute capability serves. */
+/* The backends, tried in order; the first whose fits() accepts the compute capability serves.
+ * Between them they cover every compute capability: >= 7.5 and < 7.5. */
 static const sb_counters_backend_ops *const backends[] = {
     &sb_counters_range_profiler,
+    &sb_counters_event_metric,
 };
 static const int nbackends = (int)(sizeof backends / sizeof backends[0]);
+
+/* rc, the message naming SB_COUNTERS_BACKEND when it chose the backend (`forced` not NULL). */
+static int with_forced_name(const sb_counters_backend_ops *forced, int rc)
+{
+    if (rc != 0 && forced != NULL)
+        (void)sb_fail_context("SB_COUNTERS_BACKEND=%s", forced->name);
+    return rc;
+}
 
 struct sb_counters {
     const sb_counters_backend_ops *backend;
@@ -68,14 +78,41 @@ static int device_query(int device, int *major, int *minor, char *name, size_t s
     return 0;
 }
 
-/* The backend for `device`: 0 with *b set, SB_COUNTERS_UNAVAILABLE or -1 with the message set. */
-static int choose_backend(int device, const sb_counters_backend_ops **b)
+/* The backend SB_COUNTERS_BACKEND names, whatever the compute capability (to see how a backend
+ * refuses a chip it does not serve), or NULL when it is unset or empty. -1 for a name no backend
+ * has. */
+static int forced_backend(const sb_counters_backend_ops **b)
+{
+    const char *name = getenv("SB_COUNTERS_BACKEND");
+    *b = NULL;
+    if (name == NULL || name[0] == '\0')
+        return 0;
+    char names[256] = "";
+    for (int i = 0; i < nbackends; i++) {
+        if (strcmp(backends[i]->name, name) == 0) {
+            *b = backends[i];
+            return 0;
+        }
+        size_t len = strlen(names);
+        snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", backends[i]->name);
+    }
+    return sb_fail("SB_COUNTERS_BACKEND=%s: no such counter backend (this build has %s); unset "
+                   "it to choose by compute capability",
+                   name, names);
+}
+
+/* The backend for `device`: 0 with *b set, SB_COUNTERS_UNAVAILABLE or -1 with the message set.
+ * *forced tells the backend came from SB_COUNTERS_BACKEND. */
+static int choose_backend(int device, const sb_counters_backend_ops **b, int *forced)
 {
     int major = 0, minor = 0;
     char name[256];
-    int rc = device_query(device, &major, &minor, name, sizeof name);
-    if (rc != 0)
-        return rc;
+    int rc = forced_backend(b);
+    *forced = *b != NULL;
+    if (rc == 0)
+        rc = device_query(device, &major, &minor, name, sizeof name);
+    if (rc != 0 || *forced)
+        return with_forced_name(*b, rc);
     for (int i = 0; i < nbackends; i++)
         if (backends[i]->fits(major, minor)) {
             *b = backends[i];
@@ -111,7 +148,8 @@ int sb_counters_open(sb_counters **c, int device, const char *const *metrics, in
                            metrics[i], SB_METRIC_NAME - 1);
     }
     const sb_counters_backend_ops *b = NULL;
-    int rc = choose_backend(device, &b);
+    int forced = 0;
+    int rc = choose_backend(device, &b, &forced);
     if (rc != 0)
         return rc;
     sb_counters *h = calloc(1, sizeof *h);
@@ -121,7 +159,7 @@ int sb_counters_open(sb_counters **c, int device, const char *const *metrics, in
     rc = b->open(&h->state, device, metrics, n);
     if (rc != 0) {
         free(h);
-        return rc;
+        return with_forced_name(forced ? b : NULL, rc);
     }
     *c = h;
     return 0;
@@ -175,10 +213,11 @@ void sb_counters_close(sb_counters *c)
 int sb_counters_list(int device, FILE *f)
 {
     const sb_counters_backend_ops *b = NULL;
-    int rc = choose_backend(device, &b);
+    int forced = 0;
+    int rc = choose_backend(device, &b, &forced);
     if (rc != 0)
         return rc;
-    return b->list(device, f);
+    return with_forced_name(forced ? b : NULL, b->list(device, f));
 }
 
 const char *sb_cupti_version(void)

@@ -1,9 +1,10 @@
 /* Hardware counters of one GPU over user-defined ranges, through CUPTI.
  *
  * One backend per CUPTI generation sits behind this interface: the Profiler Host API + Range
- * Profiler for compute capability >= 7.5 (counters-range-profiler.cu). A backend for the legacy
- * Event/Metric API (compute capability < 7.5, CUDA <= 12) is one more file and one more row of
- * the table in counters.c; callers do not change.
+ * Profiler for compute capability >= 7.5 (counters-range-profiler.cu), the legacy Event/Metric
+ * API for compute capability < 7.5 with CUDA <= 12 (counters-event-metric.c). counters.c chooses
+ * by compute capability (SB_COUNTERS_BACKEND in the environment forces one); callers do not
+ * change.
  *
  * The caller replays its work: open, then for each pass begin_pass / the work (synchronized) /
  * end_pass until end_pass says every pass was submitted, then read the values. Each pass must do
@@ -35,7 +36,7 @@ typedef struct sb_counters sb_counters;
  * SB_COUNTERS_UNAVAILABLE when the machine cannot give them; -1 on a bad request, such as a
  * metric name the chip does not know (the message lists close matches). Makes `device` current. */
 int sb_counters_open(sb_counters **c, int device, const char *const *metrics, int n);
-const char *sb_counters_backend(const sb_counters *c); /* "range-profiler" */
+const char *sb_counters_backend(const sb_counters *c); /* "range-profiler", "event-metric" */
 const char *sb_counters_replay(const sb_counters *c);  /* "user" (the caller replays) */
 int sb_counters_passes(const sb_counters *c);          /* passes the metric set needs */
 /* Brackets one pass of the work; *done becomes 1 once every pass has been submitted. */
@@ -73,6 +74,14 @@ typedef struct sb_counters_backend_ops {
 
 /* The backends counters.c chooses from. */
 extern const sb_counters_backend_ops sb_counters_range_profiler; /* counters-range-profiler.cu */
+extern const sb_counters_backend_ops sb_counters_event_metric;   /* counters-event-metric.c */
+
+/* For tests: what the event-metric backend reads for `name` on compute capability
+ * cc_major.cc_minor, into out: the legacy metrics tried in order ("dram_read_bytes or
+ * dram_read_transactions*32"), or the name itself when it is not a perfworks name (0); why there
+ * is no equivalent (SB_COUNTERS_UNAVAILABLE: the value will be NaN); -1 for a perfworks name the
+ * table does not map (the message lists close matches). */
+int sb_event_metric_mapping(const char *name, int cc_major, int cc_minor, char *out, size_t size);
 
 /* Up to `max` of candidates[0..n) nearest to `wanted` by edit distance, nearest first, joined by
  * ", " into out (empty when n is 0). */
