@@ -53,6 +53,7 @@ typedef struct folder {
 
 typedef struct device {
     char *name, *slug;
+    char *first; /* the first records file naming it */
     json_t *facts; /* the first GPU of its first records file, with the facts older records
                       lack from later ones; NULL: records without a GPU */
 } device;
@@ -229,7 +230,19 @@ static char *read_text(const char *path)
     return NULL;
 }
 
-/* "NVIDIA H100 80GB HBM3" -> "h100-80gb-hbm3", as bench/ci-gate names a GPU's baselines. */
+/* A name for a message: control characters as spaces, cut to cap - 1 bytes. */
+static const char *one_line(const char *s, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (; *s && n + 1 < cap; s++)
+        out[n++] = iscntrl((unsigned char)*s) ? ' ' : *s;
+    out[n] = '\0';
+    return out;
+}
+
+/* "NVIDIA H100 80GB HBM3" -> "h100-80gb-hbm3", as bench/ci-gate names a GPU's baselines; at
+ * most SLUG_MAX characters, since it names the page's files. */
+#define SLUG_MAX 64
 static char *make_slug(const char *name)
 {
     if (strncasecmp(name, "nvidia ", 7) == 0)
@@ -240,7 +253,7 @@ static char *make_slug(const char *name)
         return NULL;
     }
     size_t n = 0;
-    for (const char *p = name; *p; p++) {
+    for (const char *p = name; *p && n < SLUG_MAX; p++) {
         int c = tolower((unsigned char)*p);
         if (isalnum(c) || c == '.')
             slug[n++] = (char)c;
@@ -253,8 +266,8 @@ static char *make_slug(const char *name)
     return slug;
 }
 
-/* The device a records file's first GPU names (gpu NULL: a machine without one). */
-static int device_index(report *r, json_t *gpu)
+/* The device a records file (path) names by its first GPU (gpu NULL: a machine without one). */
+static int device_index(report *r, json_t *gpu, const char *path)
 {
     const char *name = gpu ? json_string_value(json_object_get(gpu, "name")) : "no GPU";
     name = name ? name : "unnamed GPU";
@@ -266,7 +279,8 @@ static int device_index(report *r, json_t *gpu)
             return i;
         }
     device *d = append(&r->devices, &r->ndevices, sizeof *d);
-    if (!d || !(d->name = copy_text(name)) || !(d->slug = make_slug(name)))
+    if (!d || !(d->name = copy_text(name)) || !(d->slug = make_slug(name)) ||
+        !(d->first = copy_text(path)))
         return -1;
     if (gpu && !(d->facts = json_deep_copy(gpu)))
         return sb_fail("out of host memory");
@@ -303,7 +317,7 @@ static int load_records(report *r, folder *f, const char *path, const char *name
     char study[1024] = ""; /* the study file of `stagebench study FILE ...` */
     if (strncmp(command, "study ", 6) == 0)
         snprintf(study, sizeof study, "%.*s", (int)strcspn(command + 6, " "), command + 6);
-    int rc = -1, dev = device_index(r, json_array_get(gpus, 0));
+    int rc = -1, dev = device_index(r, json_array_get(gpus, 0), path);
     records_file *rf = dev < 0 ? NULL : append(&f->records, &f->nrecords, sizeof *rf);
     if (rf) {
         rf->device = dev;
@@ -474,14 +488,24 @@ static int entry_on(const entry *e, int dev)
     return !e->text || e->device < 0 || e->device == dev;
 }
 
-/* A pipe table's cell: text with its unescaped '|' escaped. */
-static void put_cell(FILE *f, const char *s, size_t n)
+/* Text of the records, a table or a file name, as markdown that shows it: "![" written "!\\[",
+ * so that none of it is an image, which the HTML page would embed (any PNG file of the machine)
+ * or refuse, naming a figure that is not there; in a pipe table's cell (cell) its unescaped '|'
+ * escaped too. */
+static void put_text(FILE *f, const char *s, size_t n, int cell)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '|' && (i == 0 || s[i - 1] != '\\'))
+    for (size_t i = 0; i < n && s[i]; i++) {
+        if (cell && s[i] == '|' && (i == 0 || s[i - 1] != '\\'))
             fputc('\\', f);
         fputc(s[i], f);
+        if (s[i] == '!' && i + 1 < n && s[i + 1] == '[')
+            fputc('\\', f);
     }
+}
+
+static void put_string(FILE *f, const char *s)
+{
+    put_text(f, s, strlen(s), 0);
 }
 
 /* "1", "1 and 4", "1, 4 and 8" */
@@ -606,9 +630,12 @@ static void put_device(FILE *out, const report *r, int dev)
     double sms = number_at(d->facts, "sm_count"), memory = number_at(d->facts, "memory_bytes");
     double ratio = number_at(d->facts, "single_to_double_perf_ratio");
     double theoretical = number_at(d->facts, "peak_dram_bytes_per_second_theoretical");
-    fprintf(out, "**Device**: %s", d->name);
-    if (*text_at(d->facts, "compute_capability"))
-        fprintf(out, ", compute capability %s", text_at(d->facts, "compute_capability"));
+    fputs("**Device**: ", out);
+    put_string(out, d->name);
+    if (*text_at(d->facts, "compute_capability")) {
+        fputs(", compute capability ", out);
+        put_string(out, text_at(d->facts, "compute_capability"));
+    }
     if (isfinite(sms))
         fprintf(out, ", %.0f SMs", sms);
     if (isfinite(memory))
@@ -650,13 +677,20 @@ static void put_sources(FILE *out, const report *r, int dev, const page *pg)
         int here = 0;
         for (int i = 0; i < r->nfolders && !here; i++)
             here = r->folders[i].root == root && folder_has(&r->folders[i], dev);
-        if (here)
-            fprintf(out, "%s`%s`", roots++ ? ", " : "", r->dirs[root]);
+        if (here) {
+            fprintf(out, "%s`", roots++ ? ", " : "");
+            put_string(out, r->dirs[root]);
+            fputc('`', out);
+        }
     }
-    if (first)
-        fprintf(out, ", dated %.10s", first);
-    if (first && strncmp(first, last, 10) != 0)
-        fprintf(out, " to %.10s", last);
+    if (first) {
+        fputs(", dated ", out);
+        put_text(out, first, 10, 0);
+    }
+    if (first && strncmp(first, last, 10) != 0) {
+        fputs(" to ", out);
+        put_text(out, last, 10, 0);
+    }
     fputs(".\n\n", out);
 }
 
@@ -715,16 +749,23 @@ static void put_builds(FILE *out, const report *r, int dev)
                 last = same_build(rf, build) && strcmp(rf->date, last->date) > 0 ? rf : last;
             }
         const char *dirty = strchr(build->commit, '+');
-        fprintf(out, "| `%.12s%s` | %s | %s | %s | %d | %.10s",
-                build->commit[0] ? build->commit : "—", dirty ? dirty : "",
-                build->nvcc[0] ? build->nvcc : "—", driver, runtime, files, build->date);
-        if (strncmp(build->date, last->date, 10) != 0)
-            fprintf(out, " to %.10s", last->date);
+        const char *nvcc = build->nvcc[0] ? build->nvcc : "—";
+        fputs("| `", out); /* in a code span, where a '|' needs no escape */
+        put_text(out, build->commit[0] ? build->commit : "—", 12, 0);
+        put_string(out, dirty ? dirty : "");
+        fputs("` | ", out);
+        put_text(out, nvcc, strlen(nvcc), 1);
+        fprintf(out, " | %s | %s | %d | ", driver, runtime, files);
+        put_text(out, build->date, 10, 1);
+        if (strncmp(build->date, last->date, 10) != 0) {
+            fputs(" to ", out);
+            put_text(out, last->date, 10, 1);
+        }
         fputs(" | ", out);
         for (int i = 0, shown = 0; i < r->nfolders; i++)
             if (files_of_build(&r->folders[i], build)) {
                 fputs(shown++ ? ", " : "", out);
-                put_cell(out, r->folders[i].label, strlen(r->folders[i].label));
+                put_text(out, r->folders[i].label, strlen(r->folders[i].label), 1);
             }
         fputs(" |\n", out);
     }
@@ -753,15 +794,19 @@ static void put_goals(FILE *out, const goal *goals, int n, page *pg)
             if (g->status != status)
                 continue;
             fputs("| ", out);
-            put_cell(out, g->text, g->text_n);
+            put_text(out, g->text, g->text_n, 1);
             fprintf(out, " | %s%s%s | ", status == GOAL_NOT_MEASURED ? "" : "**",
                     goal_status_names[status], status == GOAL_NOT_MEASURED ? "" : "**");
             if (g->detail_n)
-                put_cell(out, g->detail, g->detail_n);
+                put_text(out, g->detail, g->detail_n, 1);
             else
                 fputs("—", out);
-            fprintf(out, " | %s/%.*s |\n", g->folder->label,
-                    (int)(strrchr(g->table->name, '.') - g->table->name), g->table->name);
+            fputs(" | ", out);
+            put_text(out, g->folder->label, strlen(g->folder->label), 1);
+            fputc('/', out);
+            put_text(out, g->table->name,
+                     (size_t)(strrchr(g->table->name, '.') - g->table->name), 1);
+            fputs(" |\n", out);
         }
     fputc('\n', out);
 }
@@ -771,7 +816,9 @@ static void put_table(FILE *out, const char *text)
 {
     for (const char *line = text; *line;) {
         size_t len = strcspn(line, "\n");
-        fprintf(out, "%s%.*s\n", line[0] == '#' ? "#" : "", (int)len, line);
+        fputs(line[0] == '#' ? "#" : "", out);
+        put_text(out, line, len, 0);
+        fputc('\n', out);
         line += len + (line[len] == '\n');
     }
     fputc('\n', out);
@@ -783,7 +830,9 @@ static void put_figure(FILE *out, const folder *f, const entry *e, const char *o
     snprintf(target, sizeof target, "%s/%s", f->real, e->name);
     relative_path(out_real, target, link, sizeof link);
     int bracket = strpbrk(link, " ()<>") != NULL; /* markdown's link syntax for such paths */
-    fprintf(out, "### %s\n\n![%s/%s](%s%s%s)\n\n", e->name, f->label, e->name, bracket ? "<" : "",
+    fputs("### ", out);
+    put_string(out, e->name);
+    fprintf(out, "\n\n![%s/%s](%s%s%s)\n\n", f->label, e->name, bracket ? "<" : "",
             link, bracket ? ">" : "");
 }
 
@@ -791,13 +840,19 @@ static void put_figure(FILE *out, const folder *f, const entry *e, const char *o
 static void put_folder(FILE *out, const folder *f, int dev, const char *out_real, page *pg)
 {
     int nfiles = 0, shown = 0;
-    fprintf(out, "## %s\n\n`%s`: ", f->label, f->path);
+    fputs("## ", out);
+    put_string(out, f->label);
+    fputs("\n\n`", out);
+    put_string(out, f->path);
+    fputs("`: ", out);
     for (int i = 0; i < f->nrecords; i++)
         nfiles += f->records[i].device == dev;
     fprintf(out, "%d records file%s (", nfiles, nfiles == 1 ? "" : "s");
     for (int i = 0; i < f->nrecords; i++)
-        if (f->records[i].device == dev && shown++ < 8)
-            fprintf(out, "%s%s", shown > 1 ? ", " : "", f->records[i].name);
+        if (f->records[i].device == dev && shown++ < 8) {
+            fputs(shown > 1 ? ", " : "", out);
+            put_string(out, f->records[i].name);
+        }
     if (shown > 8)
         fprintf(out, " and %d more", shown - 8);
     fputc(')', out);
@@ -806,8 +861,11 @@ static void put_folder(FILE *out, const folder *f, int dev, const char *out_real
         int seen = 0;
         for (int k = 0; k < i; k++)
             seen |= f->records[k].device == dev && !strcmp(f->records[k].study, rf->study);
-        if (rf->device == dev && rf->study[0] && !seen)
-            fprintf(out, "%s`%s`", studies++ ? ", " : "; made by stagebench study ", rf->study);
+        if (rf->device == dev && rf->study[0] && !seen) {
+            fprintf(out, "%s`", studies++ ? ", " : "; made by stagebench study ");
+            put_string(out, rf->study);
+            fputc('`', out);
+        }
     }
     int ndevices = folder_devices(f);
     if (ndevices > 1)
@@ -864,7 +922,9 @@ static int write_markdown(FILE *out, const report *r, page *pg, const char *out_
     }
     for (int i = 0; i < r->nfolders; i++)
         pg->folders += folder_has(&r->folders[i], dev);
-    fprintf(out, "# stagebench report: %s\n\n", r->devices[dev].name);
+    fputs("# stagebench report: ", out);
+    put_string(out, r->devices[dev].name);
+    fputs("\n\n", out);
     put_device(out, r, dev);
     put_sources(out, r, dev, pg);
     put_builds(out, r, dev);
@@ -887,8 +947,11 @@ static int write_markdown(FILE *out, const report *r, page *pg, const char *out_
         int files = 0;
         for (int k = 0; k < f->nrecords; k++)
             files += f->records[k].device == dev;
-        if (files && !has_entries_on(f, dev))
-            fprintf(out, "%s`%s` (%d)", shown++ ? ", " : "", f->label, files);
+        if (files && !has_entries_on(f, dev)) {
+            fprintf(out, "%s`", shown++ ? ", " : "");
+            put_string(out, f->label);
+            fprintf(out, "` (%d)", files);
+        }
     }
     fputs(other ? ".\n\n" : "", out);
     if (left_out)
@@ -897,7 +960,9 @@ static int write_markdown(FILE *out, const report *r, page *pg, const char *out_
               out);
     for (int i = 0, shown = 0; i < r->nfolders; i++)
         if (r->folders[i].nrecords == 0) {
-            fprintf(out, "%s`%s` (", shown++ ? ", " : "", r->folders[i].path);
+            fprintf(out, "%s`", shown++ ? ", " : "");
+            put_string(out, r->folders[i].path);
+            fputs("` (", out);
             put_contents(out, &r->folders[i]);
             fputc(')', out);
         }
@@ -1031,11 +1096,15 @@ int sb_report(const char *const *dirs, int ndirs, const char *out_dir, FILE *log
     char probe[4096], *out_real = NULL;
     int rc = read_all(&r);
     for (int i = 0; rc == 0 && i < r.ndevices; i++)
-        for (int k = 0; k < i; k++)
-            if (strcmp(r.devices[i].slug, r.devices[k].slug) == 0)
-                rc = sb_fail("'%s' and '%s' would both be report-%s.md: report them apart "
-                             "(stagebench report on each one's folders, --out apart)",
-                             r.devices[k].name, r.devices[i].name, r.devices[i].slug);
+        for (int k = 0; rc == 0 && k < i; k++)
+            if (strcmp(r.devices[i].slug, r.devices[k].slug) == 0) {
+                char a[128], b[128];
+                rc = sb_fail("%s: its GPU '%s' and %s's '%s' would both be report-%s.md: report "
+                             "them apart (stagebench report on each one's folders, --out apart)",
+                             r.devices[i].first, one_line(r.devices[i].name, a, sizeof a),
+                             r.devices[k].first, one_line(r.devices[k].name, b, sizeof b),
+                             r.devices[i].slug);
+            }
     /* the figures' links are relative to the pages' folder: it must exist to be resolved */
     if (rc == 0 && (rc = join_path(probe, sizeof probe, out_dir, "report")) == 0 &&
         (rc = sb_make_parent_dirs(probe)) == 0 && !(out_real = realpath(out_dir, NULL)))
@@ -1055,7 +1124,8 @@ int sb_report(const char *const *dirs, int ndirs, const char *out_dir, FILE *log
     for (int i = 0; i < r.nfolders; i++)
         free_folder(&r.folders[i]);
     for (int i = 0; i < r.ndevices; i++)
-        free(r.devices[i].name), free(r.devices[i].slug), json_decref(r.devices[i].facts);
+        free(r.devices[i].name), free(r.devices[i].slug), free(r.devices[i].first),
+            json_decref(r.devices[i].facts);
     for (int i = 0; i < r.npassed_over; i++)
         free(r.passed_over[i]);
     free(r.passed_over);

@@ -74,4 +74,33 @@ refused "noname.json: not a stagebench records file" "$sb" history add "$tmp/h.d
 [ ! -e "$tmp/h.db" ] || fail "a refused add made a history"
 refused "cut.json:1: not valid JSON" "$sb" plot "$tmp/cut.json" --out "$tmp/fig"
 
+# stagebench report: markdown's image syntax in a table's text and in a GPU's name (fuzzing found
+# it, tests/fuzz/corpus/report/regress-image-in-table.txt: the HTML page embedded the file it
+# named, any PNG of the machine, or the report was refused for a figure not there): text now
+folder() { # input dir: the fuzz target's input as the folder it makes (split at form feeds)
+    mkdir "$2"
+    python3 - "$1" "$2" <<'EOF'
+import sys
+parts = open(sys.argv[1], "rb").read().split(b"\f")
+for name, part in zip(["run.json", "fig5.md", "other.json"], parts):
+    open(sys.argv[2] + "/" + name, "wb").write(part)
+EOF
+}
+folder "$corpus/report/regress-image-in-table.txt" "$tmp/rep"
+expect 0 "report: images in a table and a GPU's name" "$sb" report "$tmp/rep" --out "$tmp/rep-out"
+! grep -q "<img" "$tmp"/rep-out/report-*.html || fail "report: an image of the records' text embedded"
+grep -qF 'A note with !\[a figure](fig5.png) in it.' "$tmp/rep-out/report-h100-80gb-hbm3.md" ||
+    fail "report: the table's image syntax not shown as text"
+# a GPU's name of 300 characters: the page's file name was too long to write (refused naming the
+# page, after another GPU's pages were written); the name's first 64 characters name it now
+folder "$corpus/report/regress-long-gpu-name.txt" "$tmp/rep-long"
+expect 0 "report: a long GPU name" "$sb" report "$tmp/rep-long"
+[ -f "$tmp/rep-long/report-h100-80gb-hbm3-with-a-name-longer-than-a-file-name-may-be-with-a.md" ] ||
+    fail "report: a long GPU name's page is not report-<its first 64 characters>.md"
+# two GPUs whose pages would have one name: the refusal names the records files (it named the
+# GPUs alone, with a line end of a name in it)
+folder "$corpus/report/regress-same-page.txt" "$tmp/rep-same"
+expect 2 "report: two GPUs, one page name" "$sb" report "$tmp/rep-same"
+one_line_naming "rep-same/run.json: its GPU 'NVIDIA H100 80GB HBM3' and $tmp/rep-same/other.json's 'nvidia h100 80GB HBM3' would both be report-h100-80gb-hbm3.md: report them apart"
+
 echo "refusals: $n commands checked"

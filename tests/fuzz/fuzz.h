@@ -12,27 +12,38 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness/error.h"
 
 static char sb_fuzz_dir[64];
 
+/* Removes path and, a folder, everything under it (symbolic links are not followed). */
+static void sb_fuzz_remove(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return;
+    if (!S_ISDIR(st.st_mode)) {
+        unlink(path);
+        return;
+    }
+    DIR *dir = opendir(path);
+    for (struct dirent *e; dir && (e = readdir(dir));) {
+        char sub[4096];
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+            (size_t)snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) < sizeof sub)
+            sb_fuzz_remove(sub);
+    }
+    if (dir)
+        closedir(dir);
+    rmdir(path);
+}
+
 static void sb_fuzz_cleanup(void)
 {
-    DIR *dir = opendir(sb_fuzz_dir);
-    if (!dir)
-        return;
-    struct dirent *e;
-    while ((e = readdir(dir))) {
-        char path[512];
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", sb_fuzz_dir, e->d_name);
-        unlink(path);
-    }
-    closedir(dir);
-    rmdir(sb_fuzz_dir);
+    sb_fuzz_remove(sb_fuzz_dir);
 }
 
 /* The path of `name` in the target's temporary directory (made at the first call); it stays valid
@@ -94,6 +105,17 @@ static void sb_fuzz_refused(const char *path)
 static void sb_fuzz_refused_naming(const char *path)
 {
     sb_fuzz_check_refusal(path, 0);
+}
+
+/* sb_fuzz_refused, for a parser that must leave what it reads into as it was when it refuses:
+ * `changed` says that it did not (`what` names it). */
+static void sb_fuzz_refused_unchanged(const char *path, int changed, const char *what)
+{
+    sb_fuzz_refused(path);
+    if (changed) {
+        fprintf(stderr, "fuzz: refusing %s changed %s\n", path, what);
+        abort();
+    }
 }
 
 #endif
