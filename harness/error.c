@@ -8,23 +8,33 @@ static _Thread_local char message[2048];
 
 int sb_fail(const char *fmt, ...)
 {
+    /* through a copy: an argument may be sb_error() itself (the message said again, with
+     * context), and vsnprintf's output must not overlap its input */
+    char text[sizeof message];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    memcpy(message, text, sizeof message);
     return -1;
 }
 
 int sb_fail_context(const char *fmt, ...)
 {
-    char old[sizeof message];
-    memcpy(old, message, sizeof old);
+    char text[sizeof message];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(message, sizeof message, fmt, ap);
+    int n = vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    if (n >= 0 && (size_t)n < sizeof message)
-        snprintf(message + n, sizeof message - (size_t)n, ": %s", old);
+    if (n >= 0 && (size_t)n + 2 < sizeof text) { /* the earlier message after it, cut to fit */
+        size_t at = (size_t)n + 2, keep = strlen(message);
+        if (keep > sizeof text - 1 - at)
+            keep = sizeof text - 1 - at;
+        memcpy(text + n, ": ", 2);
+        memcpy(text + at, message, keep);
+        text[at + keep] = '\0';
+    }
+    memcpy(message, text, sizeof message);
     return -1;
 }
 

@@ -186,11 +186,26 @@ static void records_are_written_as_they_finish(void **unused)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A message may quote the one before it (sb_error()) and keeps it whole. */
+static void errors_may_quote_the_last_one(void **unused)
+{
+    (void)unused;
+    sb_fail("hardware counters unavailable on device %d: %s", 0, "no backend");
+    sb_fail("--metrics: cannot be read: %s", sb_error());
+    assert_string_equal(sb_error(),
+                        "--metrics: cannot be read: hardware counters unavailable on device 0: no backend");
+    sb_fail_context("run %s", sb_error());
+    assert_string_equal(sb_error(), "run --metrics: cannot be read: hardware counters unavailable on "
+                                    "device 0: no backend: --metrics: cannot be read: hardware "
+                                    "counters unavailable on device 0: no backend");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(statuses_and_stopping),
         cmocka_unit_test(records_are_written_as_they_finish),
+        cmocka_unit_test(errors_may_quote_the_last_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
