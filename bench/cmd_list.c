@@ -10,11 +10,17 @@
 #include "../harness/registry.h"
 #include "commands.h"
 
-/* a build with cmake -DSB_CDP=OFF has no dynamic parallelism: the host launches in its place */
+/* a build with cmake -DSB_CDP=OFF has no dynamic parallelism and no device-side graph loops:
+ * the host launches and loops in their place */
 #ifdef SB_NO_CDP
 #define CDP_TEXT ",dynamic-parallelism (from the host)"
 #else
 #define CDP_TEXT ",dynamic-parallelism"
+#endif
+#ifdef SB_GRAPH_LOOP_ON_HOST
+#define GRAPH_LOOP_TEXT ",graph-loop (on the host)"
+#else
+#define GRAPH_LOOP_TEXT ",graph-loop"
 #endif
 
 static void needs_text(unsigned needs, char *buf, size_t cap)
@@ -23,7 +29,7 @@ static void needs_text(unsigned needs, char *buf, size_t cap)
              needs & SB_NEEDS_CDP ? CDP_TEXT : "", needs & SB_NEEDS_MULTI_GPU ? ",all-gpus" : "",
              !(needs & SB_NEEDS_GRAPH_LOOP)            ? ""
              : sb_build_lacks(SB_NEEDS_GRAPH_LOOP) ? ",graph-loop (off)"
-                                                   : ",graph-loop",
+                                                   : GRAPH_LOOP_TEXT,
              !(needs & SB_NEEDS_NCCL)            ? ""
              : sb_build_lacks(SB_NEEDS_NCCL) ? ",nccl (off)"
                                              : ",nccl");
