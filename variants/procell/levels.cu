@@ -12,6 +12,7 @@
  * once the one before it has finished; unmarked blocks return at once. The kernels and what each
  * block computes are the same; the next level waits for its whole parent level instead of its
  * parent block only, which changes no result (blocks write disjoint slots). Not for timing. */
+
 /* Where a block launches its two children: CDP2's fire-and-forget stream, or, with a toolkit
  * before CUDA 12 (SB_NO_CDP2: CDP1 only), the block's own NULL stream. One launch per block
  * either way, so the children of different blocks are as independent in both, and the parent
@@ -41,7 +42,8 @@ typedef struct level_args {
     unsigned long long *counts;
     pc_device_tally *tally;
     launch_counters *launches;
-    uint8_t *marked[PC_MAX_LEVELS + 1]; /* SB_NO_CDP: [g][b], block b of level g-1 launched its children */
+    /* SB_NO_CDP: marked[g][b], whether block b of level g-1 launched its two children */
+    uint8_t *marked[PC_MAX_LEVELS + 1];
 } level_args;
 
 /* Processes the cells of level g in this block's PC_BLOCK slots, writes their children into level
@@ -277,8 +279,8 @@ int pc_levels_setup(sb_env *env, const pc_model *m, const pc_levels_config *cfg,
     }
 #ifdef SB_NO_CDP
     for (int g = 1; g < s->depth; g++)
-        if ((rc = sb_dev_alloc(&env->mem, dev, (void **)&a->marked[g], level_blocks(s->capacity, g - 1),
-                               "launch marks")))
+        if ((rc = sb_dev_alloc(&env->mem, dev, (void **)&a->marked[g],
+                               level_blocks(s->capacity, g - 1), "launch marks")))
             return rc;
 #endif
     if ((rc = pc_tables_upload(env, 0, m, &s->tab)) ||
