@@ -11,6 +11,8 @@ set title title
 set xlabel xlabel
 set ylabel ylabel
 set key left top
+# more lines than fit beside the curves (several machines' variants): the key goes outside
+if (count > 10) set key outside right top
 set grid
 set terminal pngcairo size 1000,700 noenhanced font ",11"
 set output outbase.".png"
