@@ -264,90 +264,26 @@ typedef struct em_state {
     double elapsed_ns; /* summed over the passes */
 } em_state;
 
-/* ---- the device, its context and the driver entry points ---- */
-
-typedef CUresult(CUDAAPI *ctx_get_current_fn)(CUcontext *ctx);
-typedef CUresult(CUDAAPI *device_get_fn)(CUdevice *dev, int ordinal);
-
-static int driver_entry(const char *symbol, void **fn, int device)
-{
-    *fn = NULL;
-#if CUDART_VERSION >= 12050
-    enum cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
-    /* 12000: the API as of CUDA 12.0 (both functions are much older and unchanged since) */
-    cudaError_t err =
-        cudaGetDriverEntryPointByVersion(symbol, fn, 12000, cudaEnableDefault, &status);
-    int found = status == cudaDriverEntryPointSuccess;
-#elif CUDART_VERSION >= 12000
-    enum cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
-    cudaError_t err = cudaGetDriverEntryPoint(symbol, fn, cudaEnableDefault, &status);
-    int found = status == cudaDriverEntryPointSuccess;
-#else
-    cudaError_t err = cudaGetDriverEntryPoint(symbol, fn, cudaEnableDefault);
-    int found = 1;
-#endif
-    if (err != cudaSuccess || !found || *fn == NULL) {
-        cudaGetLastError();
-        sb_fail("hardware counters unavailable on device %d: the CUDA driver does not give %s "
-                "(%s)",
-                device, symbol, err != cudaSuccess ? cudaGetErrorString(err) : "symbol not found");
-        return SB_COUNTERS_UNAVAILABLE;
-    }
-    return 0;
-}
+/* ---- the device and its context ---- */
 
 /* The device's compute capability, CUdevice and primary context (made current). */
 static int device_setup(em_state *s, int device)
 {
     s->device = device;
+    int rc = sb_counters_primary_context(device, &s->ctx, &s->cudev);
+    if (rc != 0)
+        return rc;
     int major = 0, minor = 0;
-    cudaError_t err = cudaSetDevice(device);
-    if (err == cudaSuccess)
-        err = cudaFree(0); /* creates the primary context if nothing has yet */
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    cudaError_t err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
     if (err == cudaSuccess)
         err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
     if (err != cudaSuccess) {
         cudaGetLastError();
-        return sb_fail("hardware counters on device %d: cannot make its context current: %s",
+        return sb_fail("hardware counters on device %d: cannot read its compute capability: %s",
                        device, cudaGetErrorString(err));
     }
     s->cc = major * 10 + minor;
-    void *get_current = NULL, *device_get = NULL;
-    int rc = driver_entry("cuCtxGetCurrent", &get_current, device);
-    if (rc == 0)
-        rc = driver_entry("cuDeviceGet", &device_get, device);
-    if (rc != 0)
-        return rc;
-    CUresult cr = ((ctx_get_current_fn)get_current)(&s->ctx);
-    if (cr != CUDA_SUCCESS || s->ctx == NULL)
-        return sb_fail("hardware counters on device %d: cuCtxGetCurrent failed (CUresult %d) "
-                       "after cudaFree(0)",
-                       device, (int)cr);
-    cr = ((device_get_fn)device_get)(&s->cudev, device);
-    if (cr != CUDA_SUCCESS)
-        return sb_fail("hardware counters on device %d: cuDeviceGet failed (CUresult %d)", device,
-                       (int)cr);
     return 0;
-}
-
-/* Keeps the caller's current device around the calls that need ours current. */
-static int enter_device(const em_state *s, int *previous)
-{
-    *previous = -1;
-    if (cudaGetDevice(previous) != cudaSuccess || cudaSetDevice(s->device) != cudaSuccess) {
-        cudaError_t err = cudaGetLastError();
-        return sb_fail("hardware counters on device %d: cannot make it current: %s", s->device,
-                       cudaGetErrorString(err));
-    }
-    return 0;
-}
-
-static void leave_device(int previous)
-{
-    if (previous >= 0 && cudaSetDevice(previous) != cudaSuccess)
-        cudaGetLastError();
 }
 
 /* ---- the chip's legacy names, for listing and for close matches ---- */
@@ -667,7 +603,7 @@ static int em_begin_pass(void *state)
         return sb_fail("hardware counters: a pass was begun after every pass was submitted");
     if (s->in_pass)
         return sb_fail("hardware counters: a pass was begun twice without ending it");
-    int previous, rc = enter_device(s, &previous);
+    int previous, rc = sb_counters_enter_device(s->device, &previous);
     if (rc != 0)
         return rc;
     rc = device_idle(s, "before"); /* work from before the pass stays out of its counts */
@@ -693,7 +629,7 @@ static int em_begin_pass(void *state)
         if (cuptiEventGroupSetDisable(&s->sets->sets[s->submitted]) == CUPTI_SUCCESS)
             s->enabled = 0;
     }
-    leave_device(previous);
+    sb_counters_leave_device(previous);
     return rc;
 }
 
@@ -765,7 +701,7 @@ static int em_end_pass(void *state, int *done)
     *done = 0;
     if (!s->in_pass)
         return sb_fail("hardware counters: a pass was ended without being begun");
-    int previous, rc = enter_device(s, &previous);
+    int previous, rc = sb_counters_enter_device(s->device, &previous);
     if (rc != 0)
         return rc;
     s->in_pass = 0;
@@ -793,7 +729,7 @@ static int em_end_pass(void *state, int *done)
         if (r != CUPTI_SUCCESS && rc == 0)
             rc = cupti_failed(r, "cuptiEventGroupSetDisable", s->device);
     }
-    leave_device(previous);
+    sb_counters_leave_device(previous);
     if (rc != 0)
         return rc;
     s->elapsed_ns += 1e6 * ms;

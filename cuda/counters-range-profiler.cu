@@ -202,74 +202,6 @@ static int cupti_failed(CUptiResult r, const char *call, int device, int setup)
             return cupti_failed(rp_r_, #fn, s->device, setup);                                     \
     } while (0)
 
-/* ---- driver entry points, through the runtime ---- */
-
-typedef CUresult(CUDAAPI *ctx_get_current_fn)(CUcontext *ctx);
-typedef CUresult(CUDAAPI *device_get_fn)(CUdevice *dev, int ordinal);
-
-static int driver_entry(const char *symbol, void **fn, int device)
-{
-    enum cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
-    *fn = NULL;
-#if CUDART_VERSION >= 12050
-    /* 12000: the API as of CUDA 12.0 (both functions are much older and unchanged since) */
-    cudaError_t err = cudaGetDriverEntryPointByVersion(symbol, fn, 12000, cudaEnableDefault,
-                                                       &status);
-#else
-    cudaError_t err = cudaGetDriverEntryPoint(symbol, fn, cudaEnableDefault, &status);
-#endif
-    if (err != cudaSuccess || status != cudaDriverEntryPointSuccess || *fn == NULL) {
-        cudaGetLastError();
-        sb_fail("hardware counters unavailable on device %d: the CUDA driver does not give %s "
-                "(%s)",
-                device, symbol,
-                err != cudaSuccess ? cudaGetErrorString(err) : "symbol not found");
-        return SB_COUNTERS_UNAVAILABLE;
-    }
-    return 0;
-}
-
-/* The runtime's primary context of `device`, made current. */
-static int primary_context(int device, CUcontext *ctx)
-{
-    cudaError_t err = cudaSetDevice(device);
-    if (err == cudaSuccess)
-        err = cudaFree(0); /* creates the primary context if nothing has yet */
-    if (err != cudaSuccess) {
-        cudaGetLastError();
-        return sb_fail("hardware counters on device %d: cannot make its context current: %s",
-                       device, cudaGetErrorString(err));
-    }
-    void *fn = NULL;
-    int rc = driver_entry("cuCtxGetCurrent", &fn, device);
-    if (rc != 0)
-        return rc;
-    CUresult cr = ((ctx_get_current_fn)fn)(ctx);
-    if (cr != CUDA_SUCCESS || *ctx == NULL)
-        return sb_fail("hardware counters on device %d: cuCtxGetCurrent failed (CUresult %d) "
-                       "after cudaFree(0)",
-                       device, (int)cr);
-    return 0;
-}
-
-/* Keeps the caller's current device around the calls that need ours current. */
-static int enter_device(const rp_state *s, int *previous)
-{
-    *previous = -1;
-    if (cudaGetDevice(previous) != cudaSuccess || cudaSetDevice(s->device) != cudaSuccess) {
-        cudaError_t err = cudaGetLastError();
-        return sb_fail("hardware counters on device %d: cannot make it current: %s", s->device,
-                       cudaGetErrorString(err));
-    }
-    return 0;
-}
-
-static void leave_device(int previous)
-{
-    if (previous >= 0 && cudaSetDevice(previous) != cudaSuccess)
-        cudaGetLastError();
-}
-
 /* cuptiProfilerInitialize once per process; deinitializing is left to process exit. Like the rest
  * of this file, not for several threads at once. */
 static int profiler_initialize(rp_state *s, int setup)
@@ -284,17 +216,8 @@ static int profiler_initialize(rp_state *s, int setup)
 }
 
 /* CUPTI's own verdict on the device, so that the message can say what stands in the way. */
-static int device_supported(rp_state *s, int setup)
+static int device_supported(rp_state *s, int setup, CUdevice dev)
 {
-    void *fn = NULL;
-    int rc = driver_entry("cuDeviceGet", &fn, s->device);
-    if (rc != 0)
-        return rc;
-    CUdevice dev = 0;
-    CUresult cr = ((device_get_fn)fn)(&dev, s->device);
-    if (cr != CUDA_SUCCESS)
-        return sb_fail("hardware counters on device %d: cuDeviceGet failed (CUresult %d)",
-                       s->device, (int)cr);
     CUpti_Profiler_DeviceSupported_Params p;
     memset(&p, 0, sizeof p);
     p.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
@@ -328,11 +251,12 @@ static int host_setup(rp_state *s, int device)
 {
     const int setup = 1;
     s->device = device;
-    int rc = primary_context(device, &s->ctx);
+    CUdevice dev = 0;
+    int rc = sb_counters_primary_context(device, &s->ctx, &dev);
     if (rc == 0)
         rc = profiler_initialize(s, setup);
     if (rc == 0)
-        rc = device_supported(s, setup);
+        rc = device_supported(s, setup, dev);
     if (rc != 0)
         return rc;
 
@@ -709,7 +633,7 @@ static int rp_begin_pass(void *state)
         return sb_fail("hardware counters: a pass was begun after every pass was submitted");
     if (s->pushed)
         return sb_fail("hardware counters: a pass was begun twice without ending it");
-    int previous, rc = enter_device(s, &previous);
+    int previous, rc = sb_counters_enter_device(s->device, &previous);
     if (rc != 0)
         return rc;
     CUpti_RangeProfiler_Start_Params start;
@@ -739,7 +663,7 @@ static int rp_begin_pass(void *state)
     } else {
         rc = cupti_failed(r, "cuptiRangeProfilerStart", s->device, setup);
     }
-    leave_device(previous);
+    sb_counters_leave_device(previous);
     return rc;
 }
 
@@ -750,7 +674,7 @@ static int rp_end_pass(void *state, int *done)
     *done = 0;
     if (!s->pushed)
         return sb_fail("hardware counters: a pass was ended without being begun");
-    int previous, rc = enter_device(s, &previous);
+    int previous, rc = sb_counters_enter_device(s->device, &previous);
     if (rc != 0)
         return rc;
     /* the caller synchronized already; this makes sure the range holds all of the pass's work */
@@ -771,7 +695,7 @@ static int rp_end_pass(void *state, int *done)
     s->started = 0;
     if (r != CUPTI_SUCCESS && rc == 0)
         rc = cupti_failed(r, "cuptiRangeProfilerStop", s->device, setup);
-    leave_device(previous);
+    sb_counters_leave_device(previous);
     if (err != cudaSuccess) {
         cudaGetLastError();
         return sb_fail("hardware counters: the work of pass %d failed on device %d: %s",
@@ -835,11 +759,11 @@ static int rp_values(void *state, double *values)
                        "end_pass has not said done",
                        s->submitted, s->passes);
     if (!s->evaluated) {
-        int previous, rc = enter_device(s, &previous);
+        int previous, rc = sb_counters_enter_device(s->device, &previous);
         if (rc != 0)
             return rc;
         rc = evaluate(s);
-        leave_device(previous);
+        sb_counters_leave_device(previous);
         if (rc != 0)
             return rc;
     }

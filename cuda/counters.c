@@ -25,6 +25,82 @@ const char *const sb_default_metrics[] = {
 };
 const int sb_ndefault_metrics = (int)(sizeof sb_default_metrics / sizeof sb_default_metrics[0]);
 
+/* ---- what the backends share ---- */
+
+typedef CUresult(CUDAAPI *ctx_get_current_fn)(CUcontext *ctx);
+typedef CUresult(CUDAAPI *device_get_fn)(CUdevice *dev, int ordinal);
+
+int sb_counters_driver_entry(const char *symbol, void **fn, int device)
+{
+    *fn = NULL;
+#if CUDART_VERSION >= 12050
+    enum cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
+    /* 12000: the API as of CUDA 12.0 (both functions are much older and unchanged since) */
+    cudaError_t err =
+        cudaGetDriverEntryPointByVersion(symbol, fn, 12000, cudaEnableDefault, &status);
+    int found = status == cudaDriverEntryPointSuccess;
+#elif CUDART_VERSION >= 12000
+    enum cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
+    cudaError_t err = cudaGetDriverEntryPoint(symbol, fn, cudaEnableDefault, &status);
+    int found = status == cudaDriverEntryPointSuccess;
+#else
+    cudaError_t err = cudaGetDriverEntryPoint(symbol, fn, cudaEnableDefault);
+    int found = 1;
+#endif
+    if (err != cudaSuccess || !found || *fn == NULL) {
+        cudaGetLastError();
+        sb_fail("hardware counters unavailable on device %d: the CUDA driver does not give %s "
+                "(%s)",
+                device, symbol, err != cudaSuccess ? cudaGetErrorString(err) : "symbol not found");
+        return SB_COUNTERS_UNAVAILABLE;
+    }
+    return 0;
+}
+
+int sb_counters_primary_context(int device, CUcontext *ctx, CUdevice *dev)
+{
+    cudaError_t err = cudaSetDevice(device);
+    if (err == cudaSuccess)
+        err = cudaFree(0); /* creates the primary context if nothing has yet */
+    if (err != cudaSuccess) {
+        cudaGetLastError();
+        return sb_fail("hardware counters on device %d: cannot make its context current: %s",
+                       device, cudaGetErrorString(err));
+    }
+    void *get_current = NULL, *device_get = NULL;
+    int rc = sb_counters_driver_entry("cuCtxGetCurrent", &get_current, device);
+    if (rc == 0 && dev)
+        rc = sb_counters_driver_entry("cuDeviceGet", &device_get, device);
+    if (rc != 0)
+        return rc;
+    CUresult cr = ((ctx_get_current_fn)get_current)(ctx);
+    if (cr != CUDA_SUCCESS || *ctx == NULL)
+        return sb_fail("hardware counters on device %d: cuCtxGetCurrent failed (CUresult %d) "
+                       "after cudaFree(0)",
+                       device, (int)cr);
+    if (dev && (cr = ((device_get_fn)device_get)(dev, device)) != CUDA_SUCCESS)
+        return sb_fail("hardware counters on device %d: cuDeviceGet failed (CUresult %d)", device,
+                       (int)cr);
+    return 0;
+}
+
+int sb_counters_enter_device(int device, int *previous)
+{
+    *previous = -1;
+    if (cudaGetDevice(previous) != cudaSuccess || cudaSetDevice(device) != cudaSuccess) {
+        cudaError_t err = cudaGetLastError();
+        return sb_fail("hardware counters on device %d: cannot make it current: %s", device,
+                       cudaGetErrorString(err));
+    }
+    return 0;
+}
+
+void sb_counters_leave_device(int previous)
+{
+    if (previous >= 0 && cudaSetDevice(previous) != cudaSuccess)
+        cudaGetLastError();
+}
+
 /* The backends, tried in order; the first whose fits() accepts the compute capability serves.
  * Between them they cover every compute capability: >= 7.5 and < 7.5. */
 static const sb_counters_backend_ops *const backends[] = {

@@ -13,6 +13,9 @@
 #define SB_COUNTERS_H
 
 #include <stdio.h>
+#ifdef SB_COUNTERS_BACKEND
+#include <cuda.h> /* the backends' helpers: types only (CUcontext, CUdevice, CUresult) */
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -71,6 +74,18 @@ typedef struct sb_counters_backend_ops {
     void (*close)(void *state);
     int (*list)(int device, FILE *f);
 } sb_counters_backend_ops;
+
+/* Shared by the backends (counters.c). No driver API is linked, so that binaries start where
+ * there is no libcuda.so: <cuda.h> gives types only, and driver functions come through the
+ * runtime's entry-point lookup. */
+/* *fn: the driver's function `symbol`. 0, or SB_COUNTERS_UNAVAILABLE with the message. */
+int sb_counters_driver_entry(const char *symbol, void **fn, int device);
+/* Makes `device` current with its primary context (created if none is yet) and gives that
+ * context, and the CUdevice where dev is not NULL. */
+int sb_counters_primary_context(int device, CUcontext *ctx, CUdevice *dev);
+/* Makes `device` current, keeping the caller's in *previous for sb_counters_leave_device. */
+int sb_counters_enter_device(int device, int *previous);
+void sb_counters_leave_device(int previous);
 
 /* The backends counters.c chooses from. */
 extern const sb_counters_backend_ops sb_counters_range_profiler; /* counters-range-profiler.cu */
