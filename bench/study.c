@@ -1026,6 +1026,60 @@ static void clean_leftovers(const char *dir, int quiet)
                removed, removed == 1 ? "" : "s", removed == 1 ? "" : "s");
 }
 
+/* A figure or table that failed: which of the records files its from= names cannot be read (not
+ * JSON, unreadable)? Each such file is said once, on stderr, in one line with the fix; a missing
+ * file is not a fault (the table notes it, the figure goes without). state[i] per source: 0 not
+ * checked yet, 1 readable, 2 a file is not. Returns whether any named source has a bad file. */
+static int bad_records(const study *s, const char *from, int *state, const char *file,
+                       const char *dir)
+{
+    int bad = 0;
+    for (const char *p = from; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+        const sb_table_source *src = find_source(s, p, strcspn(p, ","));
+        if (!src)
+            continue;
+        int i = (int)(src - s->sources);
+        if (state[i] == 0) {
+            char pattern[2048];
+            glob_t g;
+            state[i] = 1;
+            snprintf(pattern, sizeof pattern, "%s/%s", dir, src->pattern);
+            if (glob(pattern, 0, NULL, &g) != 0)
+                continue;
+            for (size_t k = 0; k < g.gl_pathc; k++) {
+                json_t *doc;
+                if (sb_is_temp_file(g.gl_pathv[k])) /* a write cut off left it: not records */
+                    continue;
+                if ((doc = sb_json_load(g.gl_pathv[k]))) {
+                    json_decref(doc);
+                    continue;
+                }
+                char why[1024];
+                snprintf(why, sizeof why, "%s", sb_error());
+                for (char *c = why; *c; c++) /* jansson's text may quote a line end */
+                    if (*c == '\n' || *c == '\r')
+                        *c = ' ';
+                state[i] = 2;
+                if (src->is_run)
+                    fprintf(stderr,
+                            "stagebench study: %s: the records of run %s; run it again "
+                            "(stagebench study %s --run %s --out %s), or fix the file or move "
+                            "it out of %s, then --figures-only again\n",
+                            why, src->name, file, src->name, dir, dir);
+                else
+                    fprintf(stderr,
+                            "stagebench study: %s: a file of records %s; write it again%s%s%s, or "
+                            "fix it or move it out of %s, then --figures-only again\n",
+                            why, src->name, src->how[0] ? " (" : "", src->how,
+                            src->how[0] ? ")" : "", dir);
+            }
+            globfree(&g);
+        }
+        bad |= state[i] == 2;
+    }
+    return bad;
+}
+
 static int listed(char *const *names, int n, const char *name)
 {
     for (int i = 0; i < n; i++)
@@ -1120,7 +1174,9 @@ int sb_cmd_study(int argc, char **argv)
             return 2;
         }
     }
-    int drawn = 0, tabled = 0;
+    /* a records file that cannot be read, or a table not made, is an error (exit 2); a figure
+     * the records give nothing to draw from (CPU records, no gnuplot) is not */
+    int drawn = 0, tabled = 0, errors = 0, state[MAX_RUNS + MAX_RECORDS] = {0};
     if (nonly > 0)
         printf("figures and tables: when every run is done, stagebench study %s --out %s "
                "--figures-only\n",
@@ -1131,15 +1187,27 @@ int sb_cmd_study(int argc, char **argv)
             drawn++;
         } else {
             printf("figure %s: not drawn: %s\n", s.figures[i].name, sb_error());
+            fflush(stdout);
+            errors += bad_records(&s, s.figures[i].from, state, file, dir);
         }
     }
     for (int i = 0; i < s.ntables && nonly == 0; i++) {
-        if (sb_table_render(&s.tables[i], s.sources, s.nsources, dir, stdout) == 0) {
-            printf("table %s: %s/%s.md\n", s.tables[i].name, dir, s.tables[i].name);
+        const sb_table *t = &s.tables[i];
+        if (sb_table_render(t, s.sources, s.nsources, dir, stdout) == 0) {
+            printf("table %s: %s/%s.md\n", t->name, dir, t->name);
             tabled++;
-        } else {
-            printf("table %s: not made: %s\n", s.tables[i].name, sb_error());
+            continue;
         }
+        char why[1024];
+        snprintf(why, sizeof why, "%s", sb_error());
+        printf("table %s: not made: %s\n", t->name, why);
+        fflush(stdout);
+        int bad = bad_records(&s, t->key[SB_TK_FROM], state, file, dir);
+        for (int r = 0; r < t->nrows; r++)
+            bad |= bad_records(&s, t->rows[r].key[SB_TK_FROM], state, file, dir);
+        if (!bad) /* not its records: said here (a records file's fault was, above) */
+            fprintf(stderr, "stagebench study: table %s: not made: %s\n", t->name, why);
+        errors++;
     }
     printf("study %s: %d valid, %d invalid, %d failed, %d skipped records; %d of %d figures; "
            "%d of %d tables; in %s/\n",
@@ -1148,5 +1216,7 @@ int sb_cmd_study(int argc, char **argv)
     if (resume)
         printf("study %s: %d of those records kept from before (--resume)\n", s.name,
                total.kept);
+    if (errors)
+        return 2;
     return total.invalid || total.failed ? 1 : 0;
 }

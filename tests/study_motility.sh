@@ -9,7 +9,8 @@
 # and the explanations' placeholders, and draws fig. 5 (77 at the end: gnuplot missing). Goals:
 # a bad goal line is refused like the other table lines; the study's goals read "not measured"
 # without their records, and "met" or "missed" from doctored ones, in the table's .md and on
-# stdout.
+# stdout. A table whose records file is not JSON (or unreadable) is not made: exit 2 and one
+# line on stderr naming the file and the fix.
 #   usage: sh tests/study_motility.sh path/to/stagebench
 set -u
 sb=$1
@@ -315,6 +316,26 @@ md_has "$md" "- optimized's micro phase over 1 % of the DRAM peak: **missed** (m
 md_has "$md" "- fp64 less than twice as slow: **missed** (measured 4.00× at 16²×4², goal < 2×)"
 md_has "$md" "- fp64 at 16²×8²: not measured (at 16²×8²: skipped: M_b of 256 tails at outer=16 inner=8 in fp64"
 has "- fp64 less than twice as slow: **missed** (measured 4.00× at 16²×4², goal < 2×)"
+
+# a table whose records file is cut short (not JSON) or unreadable is not made: exit 2 (it
+# said "not made" and exited 0 before), and one line on stderr naming the file and the fix
+cut="$tmp/cut"
+mkdir -p "$cut"
+head -c 300 "$out/table3.json" > "$cut/table3.json"
+expect 2 "a table's records file cut short" "$sb" study "$tmp/goals.study" --out "$cut" --figures-only
+has "table goals: not made: $cut/table3.json:"
+has "0 of 1 tables"
+one_line_naming "$cut/table3.json:1: not valid JSON"
+grep -qF "the records of run table3; run it again (stagebench study $tmp/goals.study --run table3 --out $cut), or fix the file or move it out of $cut, then --figures-only again" "$tmp/err" ||
+    fail "the fix: $(cat "$tmp/err")"
+[ ! -e "$cut/goals.md" ] || fail "a table not made was written"
+if [ "$(id -u)" != 0 ]; then # root reads a file whatever its mode
+    cp "$out/table3.json" "$cut/table3.json"
+    chmod 000 "$cut/table3.json"
+    expect 2 "a table's records file unreadable" "$sb" study "$tmp/goals.study" --out "$cut" --figures-only
+    one_line_naming "$cut/table3.json: Permission denied"
+    chmod 644 "$cut/table3.json"
+fi
 cp "$tmp/out.tables" "$tmp/out"
 
 if ! command -v gnuplot >/dev/null 2>&1; then
