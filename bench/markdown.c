@@ -56,13 +56,50 @@ static void put_base64(FILE *out, const unsigned char *b, size_t n)
     }
 }
 
+static int hex_digit(char ch)
+{
+    return ch >= '0' && ch <= '9'   ? ch - '0'
+           : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+           : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+                                    : -1;
+}
+
+/* A link destination's %XX (bench/report.c writes a figure's path so) as its byte; a '%' not
+ * followed by two hex digits, or %00, stays as it is. */
+static size_t percent_decode(const char *s, size_t n, char *out, size_t cap)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < n && len + 1 < cap; i++) {
+        int hi = i + 2 < n ? hex_digit(s[i + 1]) : -1, lo = i + 2 < n ? hex_digit(s[i + 2]) : -1;
+        if (s[i] == '%' && hi >= 0 && lo >= 0 && (hi || lo)) {
+            out[len++] = (char)(hi << 4 | lo);
+            i += 2;
+        } else {
+            out[len++] = s[i];
+        }
+    }
+    out[len] = '\0';
+    return len;
+}
+
+/* Text with markdown's backslash escapes ("\]") undone, HTML-escaped: an image's alt. */
+static void put_unescaped(FILE *f, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\\' && i + 1 < n && ispunct((unsigned char)s[i + 1]))
+            i++;
+        put_escaped(f, s + i, 1);
+    }
+}
+
 /* <img> with the file's bytes in a data: URI: the HTML page needs no file beside it. */
 static void embed_image(converter *c, const char *alt, size_t alt_n, const char *src, size_t src_n)
 {
-    char path[4096];
-    int absolute = src[0] == '/';
-    snprintf(path, sizeof path, "%s%s%.*s", absolute ? "" : c->image_dir, absolute ? "" : "/",
-             (int)src_n, src);
+    char path[8192], decoded[4096];
+    percent_decode(src, src_n, decoded, sizeof decoded);
+    int absolute = decoded[0] == '/';
+    snprintf(path, sizeof path, "%s%s%s", absolute ? "" : c->image_dir, absolute ? "" : "/",
+             decoded);
     size_t len = strlen(path);
     if (len < 4 || strcmp(path + len - 4, ".png") != 0) {
         sb_fail("%s: only PNG figures are embedded in the HTML page", path);
@@ -76,7 +113,7 @@ static void embed_image(converter *c, const char *alt, size_t alt_n, const char 
         return;
     }
     fputs("<img alt=\"", c->out);
-    put_escaped(c->out, alt, alt_n);
+    put_unescaped(c->out, alt, alt_n);
     fputs("\" src=\"data:image/png;base64,", c->out);
     unsigned char chunk[3 * 4096]; /* a multiple of 3: only the last chunk is padded */
     size_t got;
@@ -95,6 +132,14 @@ static size_t find_char(const char *s, size_t from, size_t n, char ch)
     while (from < n && s[from] != ch)
         from++;
     return from;
+}
+
+/* find_char, a backslash-escaped ch ("\]") passed over. */
+static size_t find_unescaped(const char *s, size_t from, size_t n, char ch)
+{
+    while (from < n && s[from] != ch)
+        from += s[from] == '\\' && from + 1 < n ? 2 : 1;
+    return from < n ? from : n;
 }
 
 /* Where the emphasis opened before s[from] closes: the next "**" (width 2) or lone '*' (width
@@ -120,11 +165,11 @@ static size_t closing_star(const char *s, size_t from, size_t n, size_t width)
 
 static void put_inline(converter *c, const char *s, size_t n);
 
-/* "![alt](src)" or "![alt](<src>)" at s: embeds it and returns its length; 0 when s does not
- * hold one. */
+/* "![alt](src)" or "![alt](<src>)" at s (alt's "\]" is a ']', src's %XX a byte): embeds it and
+ * returns its length; 0 when s does not hold one. */
 static size_t image(converter *c, const char *s, size_t n)
 {
-    size_t alt_end = find_char(s, 2, n, ']');
+    size_t alt_end = find_unescaped(s, 2, n, ']');
     if (alt_end + 1 >= n || s[alt_end + 1] != '(')
         return 0;
     size_t src = alt_end + 2, src_end, end;

@@ -824,16 +824,46 @@ static void put_table(FILE *out, const char *text)
     fputc('\n', out);
 }
 
+/* An image's alt text: the markdown that shows s as it is, whatever it holds ("]" would end the
+ * alt, "`" open a code span, "&amp;" be read as an entity, a line end end the paragraph). */
+static void put_alt(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (strchr("\\[]`*_<>&!", *s))
+            fputc('\\', f);
+        fputc(iscntrl((unsigned char)*s) ? ' ' : *s, f);
+    }
+}
+
+/* An image's path as a link destination: every byte but letters, digits and -._~/+,;=@
+ * percent-encoded (%XX), so that no name can end the link (")", ">", a space, a line end), be
+ * read as an entity ("&") or a scheme (":"); bench/markdown.c decodes it to embed the file. */
+static void put_destination(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            strchr("-._~/+,;=@", c))
+            fputc(c, f);
+        else
+            fprintf(f, "%%%02X", c);
+    }
+}
+
 static void put_figure(FILE *out, const folder *f, const entry *e, const char *out_real)
 {
     char target[8192], link[8192];
     snprintf(target, sizeof target, "%s/%s", f->real, e->name);
     relative_path(out_real, target, link, sizeof link);
-    int bracket = strpbrk(link, " ()<>") != NULL; /* markdown's link syntax for such paths */
     fputs("### ", out);
     put_string(out, e->name);
-    fprintf(out, "\n\n![%s/%s](%s%s%s)\n\n", f->label, e->name, bracket ? "<" : "",
-            link, bracket ? ">" : "");
+    fputs("\n\n![", out);
+    put_alt(out, f->label);
+    fputc('/', out);
+    put_alt(out, e->name);
+    fputs("](", out);
+    put_destination(out, link);
+    fputs(")\n\n", out);
 }
 
 /* The folder's section: where it is, its records, its tables and figures. */

@@ -8,7 +8,8 @@
 # Device line names one GPU of a shared folder is on that GPU's page alone; the folder without
 # records is left out and said to be; the default OUTDIR is the first DIR and a second run reads
 # the first's pages as nothing. Errors (no DIR, bad options, a DIR without records, a records
-# file that is not JSON, a .png that is no PNG) are one line, exit 2, nothing written.
+# file that is not JSON, a .png that is no PNG) are one line, exit 2, nothing written. A folder
+# and a figure whose names hold ] > ) & ` % and spaces are linked and embedded all the same.
 #   usage: sh tests/report.sh path/to/stagebench
 set -u
 sb=$1
@@ -224,4 +225,17 @@ has "$tmp/pages/report-test-gpu-alpha.md" "## alpha"
 has "$tmp/pages/report-test-gpu-alpha.md" "![alpha/fig1.png](../runs/alpha/fig1.png)"
 has "$tmp/pages/report-test-beta-80gb.md" "![beta/fig2.png](../runs/beta/fig2.png)"
 has "$tmp/pages/report-test-beta-80gb.md" "**Records**: 1 file in 1 folder of \`$runs/beta\`, dated 2025-01-03."
+
+# a folder and a figure named with what ends a markdown image or its alt, or reads as an entity or
+# a code span (]  >  )  &amp;  `  a space  %): the link's path percent-encoded, its alt
+# backslash-escaped, and the HTML page embeds the figure with the name as its alt (before, the
+# link ended early: the page showed it as text, or linked no file)
+odd="$tmp/odd/o]>) &amp; \`d"
+mkdir -p "$odd"
+cp "$runs/alpha/alpha.json" "$odd/"
+printf '%s' "$png" | base64 -d > "$odd/fig [1]>) 100%.png" || fail "decoding the PNG"
+expect 0 "figures of odd names" "$sb" report "$tmp/odd" --out "$tmp/oddpages"
+has "$tmp/oddpages/report-test-gpu-alpha.md" '![o\]\>) \&amp; \`d/fig \[1\]\>) 100%.png](../odd/o%5D%3E%29%20%26amp;%20%60d/fig%20%5B1%5D%3E%29%20100%25.png)'
+has "$tmp/oddpages/report-test-gpu-alpha.html" "<img alt=\"o]&gt;) &amp;amp; \`d/fig [1]&gt;) 100%.png\" src=\"data:image/png;base64,$png\">"
+lacks "$tmp/oddpages/report-test-gpu-alpha.html" "]("
 echo "report: $n checks passed"
