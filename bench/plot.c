@@ -901,6 +901,16 @@ static int variant_rank(const plot *p, int i)
     return rank;
 }
 
+/* The colours of the time and speed-up figures' lines, by colour index (a variant's with several
+ * machines' records, else a line's): gnuplot's 8 default line colours (figures of up to 8 lines
+ * look as they did), then 12 more, so that no two of the first 20 variants share a colour
+ * (gnuplot's own repeat from the ninth); past 20 they repeat. */
+static const char *const palette[] = {
+    "#9400d3", "#009e73", "#56b4e9", "#e69f00", "#f0e442", "#0072b2", "#e51e10", "#000000",
+    "#8b4513", "#ff69b4", "#808080", "#00ced1", "#006400", "#000080", "#800000", "#9acd32",
+    "#ff00ff", "#4682b4", "#bdb76b", "#ff7f50"};
+#define NPALETTE ((int)(sizeof palette / sizeof palette[0]))
+
 /* The -e commands that give a script its data, labels and names, and let a figure script
  * `load "time.gp"` from beside itself or from the generic scripts' directory. */
 static char *gnuplot_variables(const plot *p, const char *script, const char *data_path)
@@ -916,16 +926,20 @@ static char *gnuplot_variables(const plot *p, const char *script, const char *da
         used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? " " : "",
                                  p->lines[i].label);
     /* A line's colour and dash: one colour per variant, one dash per machine (records of one
-     * machine: a colour per line, all solid). */
-    char colors[1024] = "", dashes[1024] = "";
-    size_t cused = 0, dused = 0;
-    for (int i = 0; i < p->nlines && cused < sizeof colors && dused < sizeof dashes; i++) {
-        int dash = 0;
+     * machine: a colour per line, all solid). colors holds the colour's index (for a point
+     * type), rgbcolors the colour itself, from the palette above. */
+    char colors[1024] = "", dashes[1024] = "", rgbcolors[4096] = "";
+    size_t cused = 0, dused = 0, rused = 0;
+    for (int i = 0; i < p->nlines && cused < sizeof colors && dused < sizeof dashes &&
+                    rused < sizeof rgbcolors;
+         i++) {
+        int dash = 0, color = p->by_machine ? variant_rank(p, i) : i + 1;
         while (p->lines[i].machine && strcmp(p->machines[dash], p->lines[i].machine) != 0)
             dash++;
-        cused += (size_t)snprintf(colors + cused, sizeof colors - cused, " %d",
-                                  p->by_machine ? variant_rank(p, i) : i + 1);
+        cused += (size_t)snprintf(colors + cused, sizeof colors - cused, " %d", color);
         dused += (size_t)snprintf(dashes + dused, sizeof dashes - dused, " %d", dash + 1);
+        rused += (size_t)snprintf(rgbcolors + rused, sizeof rgbcolors - rused, " %s",
+                                  palette[(color - 1) % NPALETTE]);
     }
     snprintf(script_dir, sizeof script_dir, "%s", script);
     char *slash = strrchr(script_dir, '/');
@@ -938,6 +952,7 @@ static char *gnuplot_variables(const plot *p, const char *script, const char *da
     gp_set(f, "title", p->title);
     gp_set(f, "names", names);
     gp_set(f, "colors", colors);
+    gp_set(f, "rgbcolors", rgbcolors);
     gp_set(f, "dashes", dashes);
     if (p->req->kind == SB_PLOT_DATA) {
         gp_set(f, "csvfiles", p->csvfiles);

@@ -1,8 +1,9 @@
 # Speed-up over a baseline vs x, with a dashed line at 1 (as fast as the baseline) that the y
 # range always includes. Log x when x spans > 10x, log y when the speed-ups and 1 span > 10x.
 # stagebench plot sets datafile (one block per variant: x, speedup, baseline_median_s,
-# median_s), outbase, title, xlabel, ylabel, names (the variants in block order), colors and
-# dashes (one colour per variant, one dash per machine) and count.
+# median_s), outbase, title, xlabel, ylabel, names (the variants in block order), colors,
+# rgbcolors and dashes (a line's colour index, its colour as "#rrggbb", 20 distinct, and its
+# dash: one colour per variant, one dash per machine) and count.
 stats datafile using 1:2 nooutput
 if (STATS_min_x > 0 && STATS_max_x > 10 * STATS_min_x) set logscale x
 low = STATS_min_y < 1 ? STATS_min_y : 1
@@ -21,8 +22,8 @@ set grid
 set terminal pngcairo size 1000,700 noenhanced font ",11"
 set output outbase.".png"
 plot for [i=1:count] datafile index (i - 1) using 1:2 \
-     with linespoints linewidth 1.5 linecolor int(word(colors, i)) dashtype int(word(dashes, i)) \
-     pointtype int(word(colors, i)) title word(names, i)
+     with linespoints linewidth 1.5 linecolor rgb word(rgbcolors, i) \
+     dashtype int(word(dashes, i)) pointtype int(word(colors, i)) title word(names, i)
 set terminal svg size 1000,700 noenhanced font ",11"
 set output outbase.".svg"
 replot

@@ -1,8 +1,9 @@
 # Median time per variant vs x, min..max as error bars; log y, and log x when x spans > 10x.
 # stagebench plot sets datafile (one block per variant: x, median_s, min_s, max_s), outbase,
-# title, xlabel, ylabel, names (the variants in block order), colors and dashes (a line's colour
-# and dash: one colour per variant, one dash per machine) and count. Figure scripts set their own
-# labels and `load "time.gp"`.
+# title, xlabel, ylabel, names (the variants in block order), colors, rgbcolors and dashes (a
+# line's colour index, its colour as "#rrggbb" from plot.c's palette, 20 distinct, and its dash:
+# one colour per variant, one dash per machine) and count. Figure scripts set their own labels
+# and `load "time.gp"`.
 stats datafile using 1 nooutput
 if (STATS_min > 0 && STATS_max > 10 * STATS_min) set logscale x
 set logscale y
@@ -17,8 +18,8 @@ set grid
 set terminal pngcairo size 1000,700 noenhanced font ",11"
 set output outbase.".png"
 plot for [i=1:count] datafile index (i - 1) using 1:2:3:4 \
-     with yerrorlines linewidth 1.5 linecolor int(word(colors, i)) dashtype int(word(dashes, i)) \
-     pointtype int(word(colors, i)) title word(names, i)
+     with yerrorlines linewidth 1.5 linecolor rgb word(rgbcolors, i) \
+     dashtype int(word(dashes, i)) pointtype int(word(colors, i)) title word(names, i)
 set terminal svg size 1000,700 noenhanced font ",11"
 set output outbase.".svg"
 replot

@@ -1,6 +1,7 @@
 #!/bin/sh
 # stagebench plot over records of two machines: a line per variant and machine, labelled
-# variant@machine, each speed-up against its own machine's baseline (77: gnuplot missing).
+# variant@machine, each speed-up against its own machine's baseline; 17 variants in 17 colours, a
+# dash per machine (77: gnuplot missing).
 #   usage: sh tests/plot_devices.sh path/to/stagebench
 set -u
 sb=$1
@@ -44,6 +45,55 @@ PY
 # One machine: plain variant names, as before.
 expect 0 "one machine" "$sb" plot "$tmp/A.json" --x n --out "$tmp/one"
 grep -q "# index .*: gpu$" "$tmp/one.dat" || fail "one machine: the line is the variant's name"
+# 17 variants on two machines, then on one: each variant its own colour (gnuplot's default line
+# colours repeat from the ninth), the same on both machines, solid on the first machine and
+# dashed on the second; read from the SVG's lines (time and speed-up figures).
+python3 - "$tmp" <<'PY' || fail "crafting records of 17 variants"
+import json, sys
+for machine in ("A", "B"):
+    def entry(variant, stage, ms, n):
+        return {"name": "w/%s/n:%d" % (variant, n), "run_type": "iteration", "real_time": ms,
+                "time_unit": "ms",
+                "stagebench": {"workload": "w", "variant": variant, "stage": stage,
+                               "params": {"n": str(n)}, "status": "valid", "device": 0,
+                               "time": {"median": ms * 1e-3, "min": ms * 1e-3, "max": ms * 1e-3,
+                                        "samples": [ms * 1e-3] * 5}}}
+    doc = {"context": {"stagebench": {"devices": [{"name": "NVIDIA GPU " + machine}]}},
+           "benchmarks": [entry("v%02d" % k, k, 10.0 / (k + 1), n)
+                          for n in (1, 2) for k in range(17)]}
+    json.dump(doc, open("%s/many-%s.json" % (sys.argv[1], machine), "w"))
+PY
+lines_of() { # svg -> "label colour dashed" per line
+    python3 - "$1" <<'PY'
+import re, sys
+svg = open(sys.argv[1]).read()
+for g in re.split(r'<g id="gnuplot_plot_\d+"', svg)[1:]:
+    label = re.search(r"<text>([^<]*)</text>", g).group(1)
+    path = re.search(r"<path stroke='rgb\(([^)]*)\)'([^>]*)", g)
+    print(label, path.group(1).replace(" ", ""), "dashed" if "dasharray" in path.group(2) else "solid")
+PY
+}
+expect 0 "time of 17 variants on two machines" "$sb" plot "$tmp/many-A.json" "$tmp/many-B.json" \
+    --x n --out "$tmp/many"
+expect 0 "speed-up of 17 variants on two machines" "$sb" plot "$tmp/many-A.json" \
+    "$tmp/many-B.json" --x n --kind speedup --baseline v00 --out "$tmp/many-s"
+expect 0 "time of 17 variants on one machine" "$sb" plot "$tmp/many-A.json" --x n --out "$tmp/many1"
+lines_of "$tmp/many.svg" > "$tmp/many.lines" || fail "reading many.svg's lines"
+lines_of "$tmp/many-s.svg" > "$tmp/many-s.lines" || fail "reading many-s.svg's lines"
+lines_of "$tmp/many1.svg" > "$tmp/many1.lines" || fail "reading many1.svg's lines"
+python3 - "$tmp/many.lines" "$tmp/many-s.lines" "$tmp/many1.lines" <<'PY' || fail "colours and dashes of 17 variants: $(cat "$tmp/many.lines")"
+import sys
+for path, machines, variants in zip(sys.argv[1:], (2, 2, 1), (17, 16, 17)): # speed-up: not v00
+    lines = [l.split() for l in open(path)]
+    colour = {}
+    for label, rgb, dash in lines:
+        variant, _, machine = label.partition("@")
+        assert colour.setdefault(variant, rgb) == rgb, (path, label, "its variant's colour")
+        assert dash == ("dashed" if machine == "gpu-b" else "solid"), (path, label, dash)
+    assert len(lines) == variants * machines, (path, len(lines))
+    assert len(colour) == variants and len(set(colour.values())) == variants, (path, colour)
+PY
+
 # bench/cross-device over the committed H100 thesis study and a copy of it named as another GPU,
 # its GPU times 0.9x: figs. 3.12-3.13 a line per stage and GPU, compare's cross-device table.
 h100=results/baselines/h100-80gb-hbm3/thesis-study
