@@ -12,7 +12,9 @@
  * loaded the site: a warp then draws for 32 occupied sites at once instead of idling 31 lanes
  * beside the one that has particles. Tiles: x-sweep 64 x 16 sites (x by y), y- and z-sweeps
  * 32 x 32 (x by the swept axis), 256 threads; the paper's were a 1-D x block and 32 x 8 tiles,
- * whose two apron rows cost 25 % more reads than the 6 % of 32 rows.
+ * whose two apron rows cost 25 % more reads than the 6 % of 32 rows. The lists are appended to
+ * a warp at a time (append_sites); where every lattice row is whole 16-byte quads of packed32
+ * sites, the y- and z-sweeps load, test and store a quad a thread (sweep_quads).
  *
  * A buffer is the whole lattice or a z-slab with halo planes (kernels.h); x- and y-sweeps of a
  * slab's halo planes redo what the neighbour does to them, with the same draws, so a z-sweep
@@ -49,6 +51,8 @@ struct packed32 {
     static const int BITS = 4, CAP = 7;
     static const int SWEEP_BLOCKS_PER_SM = 8; /* 32 registers: full occupancy, no spills */
     static const int FUSED_BLOCKS_PER_SM = 8; /* as many: the reactions spill a little */
+    static const bool QUADS = true;           /* sweep_quads serves its y- and z-sweeps */
+    static const bool WARP_LISTS = true;      /* sweep<> appends to its lists a warp at once */
     static __device__ slots unpack(site_t w) { return {w & 0x0fffffffu, 0}; }
     static __device__ int type(site_t w, const uint8_t *, size_t) { return (int)(w >> 28); }
     static __device__ site_t pack(slots s, int type) { return (uint32_t)s.lo | (uint32_t)type << 28; }
@@ -67,6 +71,8 @@ struct byte16 {
     static const int BITS = 8, CAP = 16;
     static const int SWEEP_BLOCKS_PER_SM = 6; /* 8 would spill the 16-byte sites */
     static const int FUSED_BLOCKS_PER_SM = 5; /* one block fewer: the reactions' registers */
+    static const bool QUADS = false;
+    static const bool WARP_LISTS = false; /* a site at once: the warp's form would spill */
     static __device__ slots unpack(site_t w)
     {
         return {w.x | (uint64_t)w.y << 32, w.z | (uint64_t)w.w << 32};
@@ -261,6 +267,44 @@ __device__ size_t window_site(const rd_step &a, int w, int x0, int v0, int plane
     return x + (size_t)a.nx * (y + (size_t)a.ny * z);
 }
 
+/* Appends to a block's list, for each bit k set in `sites`, window site w0 + k * stride (and for
+ * bit K - 1 the site `last` instead, when last >= 0: an apron site), in one shared atomic per
+ * warp, positions from one ballot per k. Every lane of the warp calls it. (An atomic per site,
+ * K per thread, costs several times as much: the compiler wraps each in a warp aggregation of
+ * its own.) */
+template <int K>
+__device__ __forceinline__ void append_sites(uint16_t *list, int *n, unsigned sites, int w0,
+                                             int stride, int last = -1)
+{
+    unsigned b[K];
+    int before[K], total = 0;
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+        b[k] = __ballot_sync(0xffffffffu, sites >> k & 1);
+        before[k] = total;
+        total += __popc(b[k]);
+    }
+    if (total == 0)
+        return;
+    int lane = threadIdx.x & 31, base = 0;
+    if (lane == 0)
+        base = atomicAdd(n, total);
+    base = __shfl_sync(0xffffffffu, base, 0);
+    unsigned lower = (1u << lane) - 1;
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        if (sites >> k & 1)
+            list[base + before[k] + __popc(b[k] & lower)] =
+                (uint16_t)(k == K - 1 && last >= 0 ? last : w0 + k * stride);
+}
+
+/* The sites of a quad of packed32 words that hold particles, a bit each. */
+__device__ __forceinline__ unsigned quad_occupied(uint4 q)
+{
+    return (q.x & 0x0fffffffu ? 1u : 0u) | (q.y & 0x0fffffffu ? 2u : 0u) |
+           (q.z & 0x0fffffffu ? 4u : 0u) | (q.w & 0x0fffffffu ? 8u : 0u);
+}
+
 /* One sweep along AXIS: load the window, decide the moves of its occupied sites, gather.
  * A thread owns one column u of the tile (x) and ROWS sites down it, 4 apart; the aprons (the
  * sites just before and after the tile along the swept axis) are loaded by the first threads.
@@ -343,6 +387,10 @@ __global__ void __launch_bounds__(BLOCK, REACT ? F::FUSED_BLOCKS_PER_SM : F::SWE
     if (threadIdx.x == 0)
         noccupied = nbusy = nreacting = nfired = 0;
     __syncthreads();
+    /* the thread's window sites: rows w0, w0 + wstride, ..., then its apron site (recomputed
+     * where used: kept live, they cost byte16's sweeps registers) */
+    const int wstride = VSTEP * T::WW;
+    unsigned held = 0; /* bit k: site k holds particles */
 #pragma unroll
     for (int k = 0; k <= ROWS; k++) {
         int r = tv + VSTEP * k;
@@ -352,14 +400,23 @@ __global__ void __launch_bounds__(BLOCK, REACT ? F::FUSED_BLOCKS_PER_SM : F::SWE
         win[w] = v[k];
         wtype[w] = (uint8_t)(inside[k] ? F::type(v[k], types, site[k]) : RD_OUTSIDE);
         mask[w] = 0;
-        if (inside[k] && F::occupied(v[k]))
-            occupied[atomicAdd(&noccupied, 1)] = (uint16_t)w;
+        if (inside[k] && F::occupied(v[k])) {
+            if (F::WARP_LISTS)
+                held |= 1u << k;
+            else
+                occupied[atomicAdd(&noccupied, 1)] = (uint16_t)w;
+        }
     }
+    if (F::WARP_LISTS)
+        append_sites<ROWS + 1>(occupied, &noccupied, held,
+                               AXIS == 0 ? tv * T::WW + tu + 1 : (tv + 1) * T::WW + tu, wstride,
+                               apron_w);
     __syncthreads();
     /* sites with nothing in or next to them are written at once (unless a reaction without
      * reactants may fire in them); the others go to a list the block gathers from densely, 32
      * such sites to a warp */
     bool every_site = REACT && reactions->has_order0;
+    unsigned gathered = 0; /* bit k: row k goes to the list */
 #pragma unroll
     for (int k = 0; k < ROWS; k++) {
         int r = tv + VSTEP * k;
@@ -369,9 +426,14 @@ __global__ void __launch_bounds__(BLOCK, REACT ? F::FUSED_BLOCKS_PER_SM : F::SWE
         if (!every_site && !F::occupied(win[w]) && !F::occupied(win[w - T::STEP]) &&
             !F::occupied(win[w + T::STEP]))
             out[x + third + (size_t)(v0 + r) * vstride] = F::pack(slots{0, 0}, wtype[w]);
+        else if (F::WARP_LISTS)
+            gathered |= 1u << k;
         else
             busy[atomicAdd(&nbusy, 1)] = (uint16_t)w;
     }
+    if (F::WARP_LISTS)
+        append_sites<ROWS>(busy, &nbusy, gathered,
+                           AXIS == 0 ? tv * T::WW + tu + 1 : (tv + 1) * T::WW + tu, wstride);
     for (int j = threadIdx.x; j < noccupied; j += BLOCK) {
         int w = occupied[j];
         int along = AXIS == 0 ? w % T::WW : w / T::WW, last = AXIS == 0 ? T::WW - 1 : T::WH - 1;
@@ -417,6 +479,137 @@ __global__ void __launch_bounds__(BLOCK, REACT ? F::FUSED_BLOCKS_PER_SM : F::SWE
     __syncthreads();
     if (threadIdx.x == 0 && nfired)
         atomicAdd(fired, (unsigned long long)nfired);
+}
+
+/* The y- or z-sweep of sweep<packed32, AXIS, REACT> (the same tiles, window, lists, draws and
+ * gathers, so the same lattice bit for bit) where every row of the lattice is whole quads of 4
+ * sites (nx % 4 == 0): a thread loads, tests and stores a quad at once, and the block assembles
+ * its result in shared memory to write it in quads, so what every site pays (index arithmetic,
+ * window stores, the quiet test) is paid once a quad. A thread owns one quad of one tile row;
+ * the first 16 threads also load the two apron rows. mask is written for the occupied sites only:
+ * a gather reads an empty site's mask under a slot count of 0, which selects nothing. */
+template <int AXIS, bool REACT = false>
+__global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
+                                               : packed32::SWEEP_BLOCKS_PER_SM)
+    sweep_quads(const uint4 *__restrict__ in, uint4 *__restrict__ out, rd_step a, int plane_lo,
+                const rd_reaction_table *__restrict__ reactions, unsigned long long *fired)
+{
+    typedef tile<AXIS> T;
+    static_assert(AXIS != 0 && T::TW == 32 && T::TW * T::TH == 4 * BLOCK, "a quad a thread");
+    const int QW = T::TW / 4; /* quads per row */
+    __shared__ uint4 win4[T::N / 4], outs4[T::TW * T::TH / 4];
+    __shared__ uint32_t wtype4[T::N / 4];
+    __shared__ uint32_t mask[T::N];
+    __shared__ uint16_t occupied[T::N];
+    __shared__ uint16_t busy[T::TW * T::TH];
+    __shared__ int noccupied, nbusy, nreacting, nfired;
+    const uint32_t *win = (const uint32_t *)win4;
+    const uint8_t *wtype = (const uint8_t *)wtype4;
+    uint32_t *outs = (uint32_t *)outs4;
+    int len = AXIS == 1 ? a.ny : a.slab.planes; /* along the swept axis */
+    size_t plane = (size_t)a.nx * a.ny, vstride = AXIS == 2 ? plane : (size_t)a.nx;
+    size_t third = AXIS == 2 ? (size_t)a.nx * blockIdx.z + plane * a.slab.halo
+                             : plane * (blockIdx.z + plane_lo);
+    bool zhalo = AXIS == 2 && a.slab.halo;
+    int x0 = blockIdx.x * T::TW, v0 = blockIdx.y * T::TH;
+    int qu = threadIdx.x % QW, r = threadIdx.x / QW, x = x0 + 4 * qu;
+
+    /* the own quad, and the apron's (threads 0 .. 2 QW - 1), as sweep<> loads them */
+    int c = v0 + r;
+    bool ok = x < a.nx && c < len;
+    if (c == len && x < a.nx) {
+        if (zhalo)
+            ok = a.periodic || a.slab.z0 + len < a.nz;
+        else if (a.periodic) {
+            c = 0;
+            ok = true;
+        }
+    }
+    uint4 v = ok ? in[(x + third + (size_t)c * vstride) / 4] : make_uint4(0, 0, 0, 0);
+    bool apron_ok = false;
+    uint4 av = make_uint4(0, 0, 0, 0);
+    int apron_w = -1;
+    if (threadIdx.x < 2 * QW) {
+        int side = threadIdx.x / QW, ax = x0 + 4 * (threadIdx.x % QW);
+        int ac = side ? v0 + T::TH : v0 - 1;
+        apron_ok = ax < a.nx;
+        if (ac < 0 || ac >= len) {
+            if (zhalo)
+                apron_ok = apron_ok && ac <= len &&
+                           (a.periodic || (ac < 0 ? a.slab.z0 > 0 : a.slab.z0 + len < a.nz));
+            else {
+                apron_ok = apron_ok && a.periodic && ac <= len;
+                ac = ac < 0 ? len - 1 : 0;
+            }
+        }
+        /* unsigned wrap-around for ac = -1 (the halo plane before) */
+        av = apron_ok ? in[(ax + third + (size_t)ac * vstride) / 4] : make_uint4(0, 0, 0, 0);
+        apron_w = (side ? T::WH - 1 : 0) * T::WW + 4 * (threadIdx.x % QW);
+    }
+    if (threadIdx.x == 0)
+        noccupied = nbusy = nreacting = nfired = 0;
+    __syncthreads();
+    int w0 = (r + 1) * T::WW + 4 * qu; /* the own quad's first window site */
+    win4[w0 / 4] = v;
+    wtype4[w0 / 4] = ok ? (v.x >> 28 | (v.y >> 28) << 8 | (v.z >> 28) << 16 | (v.w >> 28) << 24)
+                        : RD_OUTSIDE * 0x01010101u;
+    append_sites<4>(occupied, &noccupied, ok ? quad_occupied(v) : 0u, w0, 1);
+    if (threadIdx.x < 32) { /* warp 0: the apron rows */
+        if (apron_w >= 0) {
+            win4[apron_w / 4] = av;
+            wtype4[apron_w / 4] = apron_ok ? (av.x >> 28 | (av.y >> 28) << 8 | (av.z >> 28) << 16 |
+                                              (av.w >> 28) << 24)
+                                           : RD_OUTSIDE * 0x01010101u;
+        }
+        append_sites<4>(occupied, &noccupied, apron_ok ? quad_occupied(av) : 0u, apron_w, 1);
+    }
+    __syncthreads();
+    /* a site with nothing in or next to it keeps its word (it holds only its type) unless a
+     * reaction without reactants may fire there; the others go to the gathers' list */
+    bool own = x < a.nx && v0 + r < len, every_site = REACT && reactions->has_order0;
+    uint4 before = win4[w0 / 4 - QW], after = win4[w0 / 4 + QW];
+    uint4 near = make_uint4(v.x | before.x | after.x, v.y | before.y | after.y,
+                            v.z | before.z | after.z, v.w | before.w | after.w);
+    outs4[r * QW + qu] = v;
+    append_sites<4>(busy, &nbusy, own ? (every_site ? 0xfu : quad_occupied(near)) : 0u, w0, 1);
+    for (int j = threadIdx.x; j < noccupied; j += BLOCK) {
+        int w = occupied[j];
+        int along = w / T::WW;
+        slots sl = packed32::unpack(win[w]);
+        mask[w] = move_mask<packed32>(a, AXIS, window_site<AXIS>(a, w, x0, v0, plane_lo), sl,
+                                      packed32::count(sl), wtype[w],
+                                      along > 0 ? wtype[w - T::STEP] : RD_OUTSIDE,
+                                      along < T::WH - 1 ? wtype[w + T::STEP] : RD_OUTSIDE);
+    }
+    __syncthreads();
+    for (int j = threadIdx.x; j < nbusy; j += BLOCK) {
+        int w = busy[j];
+        uint32_t site_new = gather_site<packed32>(a, AXIS, window_site<AXIS>(a, w, x0, v0, plane_lo),
+                                                  win, wtype, mask, w, T::STEP);
+        outs[w - T::WW] = site_new; /* the tile's row w / WW - 1 */
+        if (REACT && (every_site || packed32::occupied(site_new)))
+            occupied[atomicAdd(&nreacting, 1)] = (uint16_t)w;
+    }
+    __syncthreads();
+    if (REACT) {
+        int fired_here = 0;
+        for (int j = threadIdx.x; j < nreacting; j += BLOCK) {
+            int w = occupied[j];
+            uint32_t site = outs[w - T::WW];
+            if (react_site<packed32>(a, reactions, window_site<AXIS>(a, w, x0, v0, plane_lo),
+                                     wtype[w], &site)) {
+                outs[w - T::WW] = site;
+                fired_here++;
+            }
+        }
+        if (fired_here)
+            atomicAdd(&nfired, fired_here);
+        __syncthreads();
+        if (threadIdx.x == 0 && nfired)
+            atomicAdd(fired, (unsigned long long)nfired);
+    }
+    if (own)
+        out[(x + third + (size_t)(v0 + r) * vstride) / 4] = outs4[r * QW + qu];
 }
 
 /* Up to two runs of buffer sites: the first `blocks0` blocks do run 0, the others run 1. */
@@ -549,6 +742,34 @@ unsigned int rd_overflow_capacity(const rd_model *m)
 }
 
 
+/* sweep_quads in sweep<>'s place where it applies: packed32, the y- and z-sweeps, rows of whole
+ * quads and 16-byte aligned buffers; false elsewhere. */
+template <class F, int AXIS, bool REACT, bool APPLIES = F::QUADS && AXIS != 0> struct quad_sweep {
+    static bool launch(dim3, const void *, void *, const rd_step *, int, cudaStream_t,
+                       const rd_reaction_table *, unsigned long long *)
+    {
+        return false;
+    }
+    static int load(void) { return 0; }
+};
+template <class F, int AXIS, bool REACT> struct quad_sweep<F, AXIS, REACT, true> {
+    static bool launch(dim3 grid, const void *in, void *out, const rd_step *a, int plane_lo,
+                       cudaStream_t st, const rd_reaction_table *t, unsigned long long *fired)
+    {
+        if (a->nx % 4 != 0 || ((uintptr_t)in | (uintptr_t)out) % 16 != 0)
+            return false;
+        sweep_quads<AXIS, REACT><<<grid, BLOCK, 0, st>>>((const uint4 *)in, (uint4 *)out, *a,
+                                                         plane_lo, t, fired);
+        return true;
+    }
+    static int load(void)
+    {
+        cudaFuncAttributes attr;
+        SB_CUDA(cudaFuncGetAttributes(&attr, sweep_quads<AXIS, REACT>));
+        return 0;
+    }
+};
+
 template <class F> static int load(void)
 {
     cudaFuncAttributes attr;
@@ -557,6 +778,9 @@ template <class F> static int load(void)
     SB_CUDA(cudaFuncGetAttributes(&attr, sweep<F, 2>));
     SB_CUDA(cudaFuncGetAttributes(&attr, sweep<F, 2, true>));
     SB_CUDA(cudaFuncGetAttributes(&attr, react<F>));
+    if (quad_sweep<F, 1, false>::load() || quad_sweep<F, 2, false>::load() ||
+        quad_sweep<F, 2, true>::load())
+        return -1;
     SB_CUDA(cudaFuncGetAttributes(&attr, count_planes<F>));
     SB_CUDA(cudaFuncGetAttributes(&attr, step_done));
     SB_CUDA(cudaFuncGetAttributes(&attr, step_advance));
@@ -578,9 +802,10 @@ static int launch_sweep(const void *in, void *out, const rd_step *a, int second,
     if (third <= 0)
         return 0;
     dim3 grid((a->nx + T::TW - 1) / T::TW, (second + T::TH - 1) / T::TH, third);
-    sweep<F, AXIS, REACT><<<grid, BLOCK, 0, st>>>((const typename F::site_t *)in,
-                                                  (typename F::site_t *)out, *a, plane_lo, t,
-                                                  fired);
+    if (!quad_sweep<F, AXIS, REACT>::launch(grid, in, out, a, plane_lo, st, t, fired))
+        sweep<F, AXIS, REACT><<<grid, BLOCK, 0, st>>>((const typename F::site_t *)in,
+                                                      (typename F::site_t *)out, *a, plane_lo, t,
+                                                      fired);
     SB_LAUNCHED(REACT ? "sweep<z>+react" : AXIS == 0 ? "sweep<x>" : AXIS == 1 ? "sweep<y>" : "sweep<z>");
     return 0;
 }
