@@ -13,6 +13,12 @@ export SB_STAGEBENCH="$sb"
 # No GPU: skipped, never passed.
 SB_NVIDIA_SMI=false expect 77 "no GPU" $gate --no-build
 grep -q "skipped" "$tmp/out" || fail "the no-GPU message says skipped"
+# nvidia-smi installed without a driver (Debian's CUDA toolkit brings it): its failure, printed
+# on stdout, is not a GPU's name
+printf '#!/bin/sh\necho "NVIDIA-SMI has failed because it couldn'"'"'t communicate with the NVIDIA driver."\nexit 9\n' > "$tmp/nvidia-smi"
+chmod +x "$tmp/nvidia-smi"
+SB_NVIDIA_SMI="$tmp/nvidia-smi" expect 77 "nvidia-smi without a driver" $gate --no-build
+grep -q "skipped" "$tmp/out" || fail "the no-driver message says skipped"
 
 # A session: one records file per suite line, 5 repetitions (each its own level, +-0.5 %) of
 # two benchmarks; `scale` multiplies one benchmark, `status` is that benchmark's status.

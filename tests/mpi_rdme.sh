@@ -7,7 +7,8 @@
 sb=$1
 n=${2:-2}
 command -v mpirun > /dev/null || { echo "SKIPPED: no mpirun (install openmpi-bin)"; exit 77; }
-gpus=$(nvidia-smi -L 2> /dev/null | wc -l)
+# the GPUs listed (nvidia-smi without a driver prints its failure on stdout)
+gpus=$(nvidia-smi -L 2> /dev/null | grep -c "^GPU [0-9]")
 [ "$gpus" -ge "$n" ] || { echo "SKIPPED: needs $n GPUs, this machine has $gpus"; exit 77; }
 root=""
 [ "$(id -u)" = 0 ] && root="--allow-run-as-root"
