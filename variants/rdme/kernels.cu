@@ -242,16 +242,16 @@ __device__ __forceinline__ int wrap(int c, int len)
     return c < 0 ? c + len : c >= len ? c - len : c;
 }
 
-/* The global index of window position w of a lattice site (the apron wrapped when the edges are
- * periodic). The sweep maps its
- * occupied positions again with this rather than keep the index from the load: holding the
- * indices in shared memory and registers cost 4 % of the step (H100, dividing E. coli 8 nm). */
 /* The lattice plane of an x- or y-sweep block: buffer plane plane_lo + blockIdx.z. */
 __device__ __forceinline__ int block_plane(const rd_step &a, int plane_lo)
 {
     return wrap(a.slab.z0 - a.slab.halo + (int)blockIdx.z + plane_lo, a.nz);
 }
 
+/* The global index of window position w of a lattice site (the apron wrapped when the edges are
+ * periodic). The sweep maps its occupied positions again with this rather than keep the index
+ * from the load: holding the indices in shared memory and registers cost 4 % of the step (H100,
+ * dividing E. coli 8 nm). */
 template <int AXIS>
 __device__ size_t window_site(const rd_step &a, int w, int x0, int v0, int plane_lo)
 {
@@ -303,6 +303,82 @@ __device__ __forceinline__ unsigned quad_occupied(uint4 q)
 {
     return (q.x & 0x0fffffffu ? 1u : 0u) | (q.y & 0x0fffffffu ? 2u : 0u) |
            (q.z & 0x0fffffffu ? 4u : 0u) | (q.w & 0x0fffffffu ? 8u : 0u);
+}
+
+/* The types of a quad of packed32 words, a byte each (RD_OUTSIDE for a quad outside). */
+__device__ __forceinline__ uint32_t quad_types(uint4 q, bool inside)
+{
+    return inside ? (q.x >> 28 | (q.y >> 28) << 8 | (q.z >> 28) << 16 | (q.w >> 28) << 24)
+                  : RD_OUTSIDE * 0x01010101u;
+}
+
+/* The parts of a sweep after its window and lists are built, the same for sweep<> and
+ * sweep_quads; `site_at(w)` is where the new content of owned window site w goes (the lattice,
+ * or the block's staging in shared memory). */
+
+/* The moves of the listed occupied window sites (mask), a site a thread. */
+template <class F, int AXIS>
+__device__ __forceinline__ void decide_moves(const rd_step &a, const uint16_t *occupied, int n,
+                                             const typename F::site_t *win, const uint8_t *wtype,
+                                             uint32_t *mask, int x0, int v0, int plane_lo)
+{
+    typedef tile<AXIS> T;
+    const int last = AXIS == 0 ? T::WW - 1 : T::WH - 1; /* along the swept axis */
+    for (int j = threadIdx.x; j < n; j += BLOCK) {
+        int w = occupied[j];
+        int along = AXIS == 0 ? w % T::WW : w / T::WW;
+        slots sl = F::unpack(win[w]);
+        mask[w] = move_mask<F>(a, AXIS, window_site<AXIS>(a, w, x0, v0, plane_lo), sl,
+                               F::count(sl), wtype[w],
+                               along > 0 ? wtype[w - T::STEP] : RD_OUTSIDE,
+                               along < last ? wtype[w + T::STEP] : RD_OUTSIDE);
+    }
+}
+
+/* The gathers of the listed busy sites, a site a thread; with REACT, the sites that can react
+ * listed again in `reacting` (the occupied list is done with). */
+template <class F, int AXIS, bool REACT, class SiteAt>
+__device__ __forceinline__ void gather_listed(const rd_step &a, const uint16_t *busy, int n,
+                                              const typename F::site_t *win, const uint8_t *wtype,
+                                              const uint32_t *mask, int x0, int v0, int plane_lo,
+                                              bool every_site, uint16_t *reacting, int *nreacting,
+                                              SiteAt site_at)
+{
+    typedef tile<AXIS> T;
+    for (int j = threadIdx.x; j < n; j += BLOCK) {
+        int w = busy[j];
+        typename F::site_t site_new = gather_site<F>(
+            a, AXIS, window_site<AXIS>(a, w, x0, v0, plane_lo), win, wtype, mask, w, T::STEP);
+        *site_at(w) = site_new;
+        if (REACT && (every_site || F::occupied(site_new)))
+            reacting[atomicAdd(nreacting, 1)] = (uint16_t)w;
+    }
+}
+
+/* The reactions of the listed sites, a pass over the lattice less: from the list, so a warp works
+ * on 32 reacting sites, not on the few of its gathered sites that react; each site read back from
+ * where the block just wrote it. Adds the reactions fired to *fired. Every thread calls it. */
+template <class F, int AXIS, class SiteAt>
+__device__ __forceinline__ void react_listed(const rd_step &a, const rd_reaction_table *reactions,
+                                             const uint16_t *reacting, int n, const uint8_t *wtype,
+                                             int x0, int v0, int plane_lo, int *nfired,
+                                             unsigned long long *fired, SiteAt site_at)
+{
+    int fired_here = 0;
+    for (int j = threadIdx.x; j < n; j += BLOCK) {
+        int w = reacting[j];
+        typename F::site_t *at = site_at(w), site = *at;
+        if (react_site<F>(a, reactions, window_site<AXIS>(a, w, x0, v0, plane_lo), wtype[w],
+                          &site)) {
+            *at = site;
+            fired_here++;
+        }
+    }
+    if (fired_here)
+        atomicAdd(nfired, fired_here);
+    __syncthreads();
+    if (threadIdx.x == 0 && *nfired)
+        atomicAdd(fired, (unsigned long long)*nfired);
 }
 
 /* One sweep along AXIS: load the window, decide the moves of its occupied sites, gather.
@@ -387,14 +463,18 @@ __global__ void __launch_bounds__(BLOCK, REACT ? F::FUSED_BLOCKS_PER_SM : F::SWE
     if (threadIdx.x == 0)
         noccupied = nbusy = nreacting = nfired = 0;
     __syncthreads();
-    /* the thread's window sites: rows w0, w0 + wstride, ..., then its apron site (recomputed
-     * where used: kept live, they cost byte16's sweeps registers) */
+    /* the thread's window sites: rows w0, w0 + wstride, ..., then its apron site. byte16
+     * recomputes each where used: kept live, they would cost its sweeps registers (spills) */
     const int wstride = VSTEP * T::WW;
+    const int w0 = AXIS == 0 ? tv * T::WW + tu + 1 : (tv + 1) * T::WW + tu;
     unsigned held = 0; /* bit k: site k holds particles */
 #pragma unroll
     for (int k = 0; k <= ROWS; k++) {
         int r = tv + VSTEP * k;
-        int w = k == ROWS ? apron_w : AXIS == 0 ? r * T::WW + tu + 1 : (r + 1) * T::WW + tu;
+        int w = k == ROWS                ? apron_w
+                : F::WARP_LISTS          ? w0 + k * wstride
+                : AXIS == 0              ? r * T::WW + tu + 1
+                                         : (r + 1) * T::WW + tu;
         if (w < 0)
             continue;
         win[w] = v[k];
@@ -408,9 +488,7 @@ __global__ void __launch_bounds__(BLOCK, REACT ? F::FUSED_BLOCKS_PER_SM : F::SWE
         }
     }
     if (F::WARP_LISTS)
-        append_sites<ROWS + 1>(occupied, &noccupied, held,
-                               AXIS == 0 ? tv * T::WW + tu + 1 : (tv + 1) * T::WW + tu, wstride,
-                               apron_w);
+        append_sites<ROWS + 1>(occupied, &noccupied, held, w0, wstride, apron_w);
     __syncthreads();
     /* sites with nothing in or next to them are written at once (unless a reaction without
      * reactants may fire in them); the others go to a list the block gathers from densely, 32
@@ -420,7 +498,9 @@ __global__ void __launch_bounds__(BLOCK, REACT ? F::FUSED_BLOCKS_PER_SM : F::SWE
 #pragma unroll
     for (int k = 0; k < ROWS; k++) {
         int r = tv + VSTEP * k;
-        int w = AXIS == 0 ? r * T::WW + tu + 1 : (r + 1) * T::WW + tu;
+        int w = F::WARP_LISTS ? w0 + k * wstride
+                : AXIS == 0   ? r * T::WW + tu + 1
+                              : (r + 1) * T::WW + tu;
         if (x >= a.nx || v0 + r >= vlen)
             continue;
         if (!every_site && !F::occupied(win[w]) && !F::occupied(win[w - T::STEP]) &&
@@ -432,53 +512,21 @@ __global__ void __launch_bounds__(BLOCK, REACT ? F::FUSED_BLOCKS_PER_SM : F::SWE
             busy[atomicAdd(&nbusy, 1)] = (uint16_t)w;
     }
     if (F::WARP_LISTS)
-        append_sites<ROWS>(busy, &nbusy, gathered,
-                           AXIS == 0 ? tv * T::WW + tu + 1 : (tv + 1) * T::WW + tu, wstride);
-    for (int j = threadIdx.x; j < noccupied; j += BLOCK) {
-        int w = occupied[j];
-        int along = AXIS == 0 ? w % T::WW : w / T::WW, last = AXIS == 0 ? T::WW - 1 : T::WH - 1;
-        slots sl = F::unpack(win[w]);
-        mask[w] = move_mask<F>(a, AXIS, window_site<AXIS>(a, w, x0, v0, plane_lo), sl,
-                               F::count(sl), wtype[w],
-                               along > 0 ? wtype[w - T::STEP] : RD_OUTSIDE,
-                               along < last ? wtype[w + T::STEP] : RD_OUTSIDE);
-    }
+        append_sites<ROWS>(busy, &nbusy, gathered, w0, wstride);
+    decide_moves<F, AXIS>(a, occupied, noccupied, win, wtype, mask, x0, v0, plane_lo);
     __syncthreads();
-    for (int j = threadIdx.x; j < nbusy; j += BLOCK) {
-        int w = busy[j];
-        /* an owned site: inside the lattice, never wrapped */
+    /* an owned site: inside the lattice, never wrapped */
+    auto site_at = [&](int w) {
         int r = AXIS == 0 ? w / T::WW : w / T::WW - 1, u = AXIS == 0 ? w % T::WW - 1 : w % T::WW;
-        size_t at = x0 + u + third + (size_t)(v0 + r) * vstride;
-        typename F::site_t site_new = gather_site<F>(
-            a, AXIS, window_site<AXIS>(a, w, x0, v0, plane_lo), win, wtype, mask, w, T::STEP);
-        out[at] = site_new;
-        /* the sites that can react, listed again (the occupied list is done with) */
-        if (REACT && (every_site || F::occupied(site_new)))
-            occupied[atomicAdd(&nreacting, 1)] = (uint16_t)w;
-    }
+        return out + x0 + u + third + (size_t)(v0 + r) * vstride;
+    };
+    gather_listed<F, AXIS, REACT>(a, busy, nbusy, win, wtype, mask, x0, v0, plane_lo, every_site,
+                                  occupied, &nreacting, site_at);
     if (!REACT)
         return;
-    /* The reactions of the z-sweep's sites, a pass over the lattice less: from the list, so a
-     * warp works on 32 reacting sites, not on the few of its gathered sites that react; each
-     * site read back from where this block just wrote it (L1). */
-    __syncthreads();
-    int fired_here = 0;
-    for (int j = threadIdx.x; j < nreacting; j += BLOCK) {
-        int w = occupied[j];
-        int r = w / T::WW - 1, u = w % T::WW;
-        size_t at = x0 + u + third + (size_t)(v0 + r) * vstride;
-        typename F::site_t site = out[at];
-        if (react_site<F>(a, reactions, window_site<AXIS>(a, w, x0, v0, plane_lo), wtype[w],
-                          &site)) {
-            out[at] = site;
-            fired_here++;
-        }
-    }
-    if (fired_here)
-        atomicAdd(&nfired, fired_here);
-    __syncthreads();
-    if (threadIdx.x == 0 && nfired)
-        atomicAdd(fired, (unsigned long long)nfired);
+    __syncthreads(); /* the z-sweep's reactions, from the sites just written (L1) */
+    react_listed<F, AXIS>(a, reactions, occupied, nreacting, wtype, x0, v0, plane_lo, &nfired,
+                          fired, site_at);
 }
 
 /* The y- or z-sweep of sweep<packed32, AXIS, REACT> (the same tiles, window, lists, draws and
@@ -551,15 +599,12 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
     __syncthreads();
     int w0 = (r + 1) * T::WW + 4 * qu; /* the own quad's first window site */
     win4[w0 / 4] = v;
-    wtype4[w0 / 4] = ok ? (v.x >> 28 | (v.y >> 28) << 8 | (v.z >> 28) << 16 | (v.w >> 28) << 24)
-                        : RD_OUTSIDE * 0x01010101u;
+    wtype4[w0 / 4] = quad_types(v, ok);
     append_sites<4>(occupied, &noccupied, ok ? quad_occupied(v) : 0u, w0, 1);
     if (threadIdx.x < 32) { /* warp 0: the apron rows */
         if (apron_w >= 0) {
             win4[apron_w / 4] = av;
-            wtype4[apron_w / 4] = apron_ok ? (av.x >> 28 | (av.y >> 28) << 8 | (av.z >> 28) << 16 |
-                                              (av.w >> 28) << 24)
-                                           : RD_OUTSIDE * 0x01010101u;
+            wtype4[apron_w / 4] = quad_types(av, apron_ok);
         }
         append_sites<4>(occupied, &noccupied, apron_ok ? quad_occupied(av) : 0u, apron_w, 1);
     }
@@ -572,42 +617,15 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
                             v.z | before.z | after.z, v.w | before.w | after.w);
     outs4[r * QW + qu] = v;
     append_sites<4>(busy, &nbusy, own ? (every_site ? 0xfu : quad_occupied(near)) : 0u, w0, 1);
-    for (int j = threadIdx.x; j < noccupied; j += BLOCK) {
-        int w = occupied[j];
-        int along = w / T::WW;
-        slots sl = packed32::unpack(win[w]);
-        mask[w] = move_mask<packed32>(a, AXIS, window_site<AXIS>(a, w, x0, v0, plane_lo), sl,
-                                      packed32::count(sl), wtype[w],
-                                      along > 0 ? wtype[w - T::STEP] : RD_OUTSIDE,
-                                      along < T::WH - 1 ? wtype[w + T::STEP] : RD_OUTSIDE);
-    }
+    decide_moves<packed32, AXIS>(a, occupied, noccupied, win, wtype, mask, x0, v0, plane_lo);
     __syncthreads();
-    for (int j = threadIdx.x; j < nbusy; j += BLOCK) {
-        int w = busy[j];
-        uint32_t site_new = gather_site<packed32>(a, AXIS, window_site<AXIS>(a, w, x0, v0, plane_lo),
-                                                  win, wtype, mask, w, T::STEP);
-        outs[w - T::WW] = site_new; /* the tile's row w / WW - 1 */
-        if (REACT && (every_site || packed32::occupied(site_new)))
-            occupied[atomicAdd(&nreacting, 1)] = (uint16_t)w;
-    }
+    auto site_at = [&](int w) { return outs + w - T::WW; }; /* the tile's row w / WW - 1 */
+    gather_listed<packed32, AXIS, REACT>(a, busy, nbusy, win, wtype, mask, x0, v0, plane_lo,
+                                         every_site, occupied, &nreacting, site_at);
     __syncthreads();
-    if (REACT) {
-        int fired_here = 0;
-        for (int j = threadIdx.x; j < nreacting; j += BLOCK) {
-            int w = occupied[j];
-            uint32_t site = outs[w - T::WW];
-            if (react_site<packed32>(a, reactions, window_site<AXIS>(a, w, x0, v0, plane_lo),
-                                     wtype[w], &site)) {
-                outs[w - T::WW] = site;
-                fired_here++;
-            }
-        }
-        if (fired_here)
-            atomicAdd(&nfired, fired_here);
-        __syncthreads();
-        if (threadIdx.x == 0 && nfired)
-            atomicAdd(fired, (unsigned long long)nfired);
-    }
+    if (REACT)
+        react_listed<packed32, AXIS>(a, reactions, occupied, nreacting, wtype, x0, v0, plane_lo,
+                                     &nfired, fired, site_at);
     if (own)
         out[(x + third + (size_t)(v0 + r) * vstride) / 4] = outs4[r * QW + qu];
 }
