@@ -1,7 +1,7 @@
 /* GPU test: every GPU stage of RDME is bitwise equal to cpu-reference after K steps (final
  * lattice, counts over time per species and per z-plane, overflow and reaction totals): lattice
  * shapes that do not divide the tiles (x: 64 x 16, y/z: 32 x 32) and rows of whole 4-site quads
- * (packed32's y- and z-sweeps go by quads there), both edge kinds, both site formats, reactions
+ * (packed32's sweeps go by quads there), both edge kinds, both site formats, reactions
  * on and off, with and without overflow, several seeds, several site types with obstacles and
  * transitions; and the paper's scenarios for a few steps. */
 #include <stdarg.h>
@@ -73,10 +73,12 @@ static void synthetic_lattices(void **unused)
         {1, 1, 64, 1, RD_PACKED32, 2.0, 1, 1, 20},     /* degenerate axes (length 1, periodic) */
         {2, 3, 1, 1, RD_BYTE16, 3.0, 1, 1, 20},        /* axes of 2 and 1 */
         {64, 64, 16, 0, RD_PACKED32, 0.08, 1, 1, 30},  /* the paper's density, tiles that fit */
-        /* rows of whole 4-site quads (packed32's y- and z-sweeps go by quads) */
+        /* rows of whole 4-site quads (packed32's sweeps go by quads) */
         {36, 21, 19, 1, RD_PACKED32, 0.3, 1, 3, 12},   /* periodic, partial tiles, types */
         {32, 9, 40, 0, RD_PACKED32, 4.5, 0, 1, 8},     /* crowded: overflow every step */
         {4, 3, 70, 1, RD_PACKED32, 2.0, 1, 1, 20},     /* one quad a row, periodic */
+        {68, 12, 9, 1, RD_PACKED32, 0.5, 1, 3, 12},    /* x: a tile and a quad, periodic */
+        {128, 20, 6, 1, RD_PACKED32, 0.3, 0, 1, 12},   /* x: two whole tiles, periodic */
     };
     int n = 0, with_overflow = 0, with_reactions = 0;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)

@@ -14,7 +14,7 @@
  * 32 x 32 (x by the swept axis), 256 threads; the paper's were a 1-D x block and 32 x 8 tiles,
  * whose two apron rows cost 25 % more reads than the 6 % of 32 rows. The lists are appended to
  * a warp at a time (append_sites); where every lattice row is whole 16-byte quads of packed32
- * sites, the y- and z-sweeps load, test and store a quad a thread (sweep_quads).
+ * sites, the sweeps load, test and store a quad a thread (sweep_quads).
  *
  * A buffer is the whole lattice or a z-slab with halo planes (kernels.h); x- and y-sweeps of a
  * slab's halo planes redo what the neighbour does to them, with the same draws, so a z-sweep
@@ -32,12 +32,18 @@
 #define REACT_SITES_PER_THREAD 8
 
 /* Tile of a sweep: TW sites along x by TH along the other in-plane axis (y for the x-sweep, the
- * swept axis for the others). */
-template <int AXIS> struct tile {
+ * swept axis for the others), and its window: the tile and an apron site each side along the
+ * swept axis, WW x WH, the tile's first site at column X0 of row V0. An x-sweep's window has its
+ * first site at column 1, or at 4 where its rows are stored in 16-byte quads (QUADS). */
+template <int A, bool QUADS = false> struct tile {
+    static const int AXIS = A;
     static const int TW = AXIS == 0 ? 64 : 32, TH = AXIS == 0 ? 16 : 32;
-    static const int WW = AXIS == 0 ? TW + 2 : TW, WH = AXIS == 0 ? TH : TH + 2; /* window */
+    static const int X0 = AXIS == 0 ? (QUADS ? 4 : 1) : 0, V0 = AXIS != 0;
+    static const int WW = TW + 2 * X0, WH = TH + 2 * V0;
     static const int N = WW * WH;
     static const int STEP = AXIS == 0 ? 1 : WW; /* window index of the + neighbour */
+    /* the aprons' places along the swept axis (column for x, row otherwise) */
+    static const int FIRST = AXIS == 0 ? X0 - 1 : 0, LAST = AXIS == 0 ? X0 + TW : WH - 1;
 };
 static_assert(tile<2>::TH == RD_SWEEP_TILE_Z, "slab boundaries follow the z-sweep's tile");
 
@@ -51,7 +57,7 @@ struct packed32 {
     static const int BITS = 4, CAP = 7;
     static const int SWEEP_BLOCKS_PER_SM = 8; /* 32 registers: full occupancy, no spills */
     static const int FUSED_BLOCKS_PER_SM = 8; /* as many: the reactions spill a little */
-    static const bool QUADS = true;           /* sweep_quads serves its y- and z-sweeps */
+    static const bool QUADS = true;           /* sweep_quads serves its sweeps */
     static const bool WARP_LISTS = true;      /* sweep<> appends to its lists a warp at once */
     static __device__ slots unpack(site_t w) { return {w & 0x0fffffffu, 0}; }
     static __device__ int type(site_t w, const uint8_t *, size_t) { return (int)(w >> 28); }
@@ -252,11 +258,11 @@ __device__ __forceinline__ int block_plane(const rd_step &a, int plane_lo)
  * periodic). The sweep maps its occupied positions again with this rather than keep the index
  * from the load: holding the indices in shared memory and registers cost 4 % of the step (H100,
  * dividing E. coli 8 nm). */
-template <int AXIS>
+template <class T>
 __device__ size_t window_site(const rd_step &a, int w, int x0, int v0, int plane_lo)
 {
-    typedef tile<AXIS> T;
-    int x = x0 + w % T::WW - (AXIS == 0), v = v0 + w / T::WW - (AXIS != 0);
+    const int AXIS = T::AXIS;
+    int x = x0 + w % T::WW - T::X0, v = v0 + w / T::WW - T::V0;
     if (AXIS == 0)
         x = wrap(x, a.nx);
     else if (AXIS == 1)
@@ -305,11 +311,12 @@ __device__ __forceinline__ unsigned quad_occupied(uint4 q)
            (q.z & 0x0fffffffu ? 4u : 0u) | (q.w & 0x0fffffffu ? 8u : 0u);
 }
 
-/* The types of a quad of packed32 words, a byte each (RD_OUTSIDE for a quad outside). */
-__device__ __forceinline__ uint32_t quad_types(uint4 q, bool inside)
+/* The types of a quad of packed32 words, a byte each: RD_OUTSIDE for the sites whose bit in
+ * `lanes` is clear (not loaded: outside the lattice). */
+__device__ __forceinline__ uint32_t quad_types(uint4 q, unsigned lanes)
 {
-    return inside ? (q.x >> 28 | (q.y >> 28) << 8 | (q.z >> 28) << 16 | (q.w >> 28) << 24)
-                  : RD_OUTSIDE * 0x01010101u;
+    return (lanes & 1 ? q.x >> 28 : RD_OUTSIDE) | (lanes & 2 ? q.y >> 28 : RD_OUTSIDE) << 8 |
+           (lanes & 4 ? q.z >> 28 : RD_OUTSIDE) << 16 | (lanes & 8 ? q.w >> 28 : RD_OUTSIDE) << 24;
 }
 
 /* The parts of a sweep after its window and lists are built, the same for sweep<> and
@@ -317,38 +324,35 @@ __device__ __forceinline__ uint32_t quad_types(uint4 q, bool inside)
  * or the block's staging in shared memory). */
 
 /* The moves of the listed occupied window sites (mask), a site a thread. */
-template <class F, int AXIS>
+template <class F, class T>
 __device__ __forceinline__ void decide_moves(const rd_step &a, const uint16_t *occupied, int n,
                                              const typename F::site_t *win, const uint8_t *wtype,
                                              uint32_t *mask, int x0, int v0, int plane_lo)
 {
-    typedef tile<AXIS> T;
-    const int last = AXIS == 0 ? T::WW - 1 : T::WH - 1; /* along the swept axis */
     for (int j = threadIdx.x; j < n; j += BLOCK) {
         int w = occupied[j];
-        int along = AXIS == 0 ? w % T::WW : w / T::WW;
+        int along = T::AXIS == 0 ? w % T::WW : w / T::WW;
         slots sl = F::unpack(win[w]);
-        mask[w] = move_mask<F>(a, AXIS, window_site<AXIS>(a, w, x0, v0, plane_lo), sl,
+        mask[w] = move_mask<F>(a, T::AXIS, window_site<T>(a, w, x0, v0, plane_lo), sl,
                                F::count(sl), wtype[w],
-                               along > 0 ? wtype[w - T::STEP] : RD_OUTSIDE,
-                               along < last ? wtype[w + T::STEP] : RD_OUTSIDE);
+                               along > T::FIRST ? wtype[w - T::STEP] : RD_OUTSIDE,
+                               along < T::LAST ? wtype[w + T::STEP] : RD_OUTSIDE);
     }
 }
 
 /* The gathers of the listed busy sites, a site a thread; with REACT, the sites that can react
  * listed again in `reacting` (the occupied list is done with). */
-template <class F, int AXIS, bool REACT, class SiteAt>
+template <class F, class T, bool REACT, class SiteAt>
 __device__ __forceinline__ void gather_listed(const rd_step &a, const uint16_t *busy, int n,
                                               const typename F::site_t *win, const uint8_t *wtype,
                                               const uint32_t *mask, int x0, int v0, int plane_lo,
                                               bool every_site, uint16_t *reacting, int *nreacting,
                                               SiteAt site_at)
 {
-    typedef tile<AXIS> T;
     for (int j = threadIdx.x; j < n; j += BLOCK) {
         int w = busy[j];
         typename F::site_t site_new = gather_site<F>(
-            a, AXIS, window_site<AXIS>(a, w, x0, v0, plane_lo), win, wtype, mask, w, T::STEP);
+            a, T::AXIS, window_site<T>(a, w, x0, v0, plane_lo), win, wtype, mask, w, T::STEP);
         *site_at(w) = site_new;
         if (REACT && (every_site || F::occupied(site_new)))
             reacting[atomicAdd(nreacting, 1)] = (uint16_t)w;
@@ -358,7 +362,7 @@ __device__ __forceinline__ void gather_listed(const rd_step &a, const uint16_t *
 /* The reactions of the listed sites, a pass over the lattice less: from the list, so a warp works
  * on 32 reacting sites, not on the few of its gathered sites that react; each site read back from
  * where the block just wrote it. Adds the reactions fired to *fired. Every thread calls it. */
-template <class F, int AXIS, class SiteAt>
+template <class F, class T, class SiteAt>
 __device__ __forceinline__ void react_listed(const rd_step &a, const rd_reaction_table *reactions,
                                              const uint16_t *reacting, int n, const uint8_t *wtype,
                                              int x0, int v0, int plane_lo, int *nfired,
@@ -368,7 +372,7 @@ __device__ __forceinline__ void react_listed(const rd_step &a, const rd_reaction
     for (int j = threadIdx.x; j < n; j += BLOCK) {
         int w = reacting[j];
         typename F::site_t *at = site_at(w), site = *at;
-        if (react_site<F>(a, reactions, window_site<AXIS>(a, w, x0, v0, plane_lo), wtype[w],
+        if (react_site<F>(a, reactions, window_site<T>(a, w, x0, v0, plane_lo), wtype[w],
                           &site)) {
             *at = site;
             fired_here++;
@@ -513,48 +517,51 @@ __global__ void __launch_bounds__(BLOCK, REACT ? F::FUSED_BLOCKS_PER_SM : F::SWE
     }
     if (F::WARP_LISTS)
         append_sites<ROWS>(busy, &nbusy, gathered, w0, wstride);
-    decide_moves<F, AXIS>(a, occupied, noccupied, win, wtype, mask, x0, v0, plane_lo);
+    decide_moves<F, T>(a, occupied, noccupied, win, wtype, mask, x0, v0, plane_lo);
     __syncthreads();
     /* an owned site: inside the lattice, never wrapped */
     auto site_at = [&](int w) {
         int r = AXIS == 0 ? w / T::WW : w / T::WW - 1, u = AXIS == 0 ? w % T::WW - 1 : w % T::WW;
         return out + x0 + u + third + (size_t)(v0 + r) * vstride;
     };
-    gather_listed<F, AXIS, REACT>(a, busy, nbusy, win, wtype, mask, x0, v0, plane_lo, every_site,
-                                  occupied, &nreacting, site_at);
+    gather_listed<F, T, REACT>(a, busy, nbusy, win, wtype, mask, x0, v0, plane_lo, every_site,
+                               occupied, &nreacting, site_at);
     if (!REACT)
         return;
     __syncthreads(); /* the z-sweep's reactions, from the sites just written (L1) */
-    react_listed<F, AXIS>(a, reactions, occupied, nreacting, wtype, x0, v0, plane_lo, &nfired,
-                          fired, site_at);
+    react_listed<F, T>(a, reactions, occupied, nreacting, wtype, x0, v0, plane_lo, &nfired, fired,
+                       site_at);
 }
 
-/* The y- or z-sweep of sweep<packed32, AXIS, REACT> (the same tiles, window, lists, draws and
- * gathers, so the same lattice bit for bit) where every row of the lattice is whole quads of 4
- * sites (nx % 4 == 0): a thread loads, tests and stores a quad at once, and the block assembles
- * its result in shared memory to write it in quads, so what every site pays (index arithmetic,
- * window stores, the quiet test) is paid once a quad. A thread owns one quad of one tile row;
- * the first 16 threads also load the two apron rows. mask is written for the occupied sites only:
- * a gather reads an empty site's mask under a slot count of 0, which selects nothing. */
+/* A sweep of sweep<packed32, AXIS, REACT> (the same tiles, lists, draws and gathers, so the same
+ * lattice bit for bit) where every row of the lattice is whole quads of 4 sites (nx % 4 == 0): a
+ * thread loads, tests and stores a quad at once, and the block assembles its result in shared
+ * memory to write it in quads, so what every site pays (index arithmetic, window stores, the
+ * quiet test) is paid once a quad. A thread owns one quad of one tile row. The aprons: in the y-
+ * and z-sweeps two rows of quads, loaded by the first threads; in the x-sweep a site each side of
+ * every row, loaded by warp 0, the window's rows padded so that its quads are 16-byte aligned
+ * (tile<0, true>). mask is written for the occupied sites only: a gather reads an empty site's
+ * mask under a slot count of 0, which selects nothing. */
 template <int AXIS, bool REACT = false>
 __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
                                                : packed32::SWEEP_BLOCKS_PER_SM)
     sweep_quads(const uint4 *__restrict__ in, uint4 *__restrict__ out, rd_step a, int plane_lo,
                 const rd_reaction_table *__restrict__ reactions, unsigned long long *fired)
 {
-    typedef tile<AXIS> T;
-    static_assert(AXIS != 0 && T::TW == 32 && T::TW * T::TH == 4 * BLOCK, "a quad a thread");
-    const int QW = T::TW / 4; /* quads per row */
+    typedef tile<AXIS, true> T;
+    static_assert(T::WW % 4 == 0 && T::X0 % 4 == 0 && T::TW * T::TH == 4 * BLOCK, "a quad a thread");
+    const int QW = T::TW / 4, WQ = T::WW / 4; /* quads per tile row, per window row */
     __shared__ uint4 win4[T::N / 4], outs4[T::TW * T::TH / 4];
     __shared__ uint32_t wtype4[T::N / 4];
     __shared__ uint32_t mask[T::N];
     __shared__ uint16_t occupied[T::N];
     __shared__ uint16_t busy[T::TW * T::TH];
     __shared__ int noccupied, nbusy, nreacting, nfired;
-    const uint32_t *win = (const uint32_t *)win4;
-    const uint8_t *wtype = (const uint8_t *)wtype4;
+    uint32_t *win = (uint32_t *)win4;
+    uint8_t *wtype = (uint8_t *)wtype4;
     uint32_t *outs = (uint32_t *)outs4;
-    int len = AXIS == 1 ? a.ny : a.slab.planes; /* along the swept axis */
+    /* along the swept axis, and along the tile's second in-plane axis v */
+    int len = AXIS == 0 ? a.nx : AXIS == 1 ? a.ny : a.slab.planes, vlen = AXIS == 0 ? a.ny : len;
     size_t plane = (size_t)a.nx * a.ny, vstride = AXIS == 2 ? plane : (size_t)a.nx;
     size_t third = AXIS == 2 ? (size_t)a.nx * blockIdx.z + plane * a.slab.halo
                              : plane * (blockIdx.z + plane_lo);
@@ -562,25 +569,33 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
     int x0 = blockIdx.x * T::TW, v0 = blockIdx.y * T::TH;
     int qu = threadIdx.x % QW, r = threadIdx.x / QW, x = x0 + 4 * qu;
 
-    /* the own quad, and the apron's (threads 0 .. 2 QW - 1), as sweep<> loads them */
-    int c = v0 + r;
-    bool ok = x < a.nx && c < len;
-    if (c == len && x < a.nx) {
+    /* the own quad (bit k of `lanes`: its site k is loaded), as sweep<> loads its sites */
+    int c = v0 + r, cx = x;
+    unsigned lanes = x < a.nx && c < vlen ? 0xfu : 0u;
+    if (AXIS == 0 && a.periodic && x == a.nx && c < vlen) {
+        cx = 0; /* the + neighbour of the row's last site, wrapped: its first site only */
+        lanes = 1u;
+    } else if (AXIS != 0 && c == len && x < a.nx) {
         if (zhalo)
-            ok = a.periodic || a.slab.z0 + len < a.nz;
+            lanes = a.periodic || a.slab.z0 + len < a.nz ? 0xfu : 0u;
         else if (a.periodic) {
             c = 0;
-            ok = true;
+            lanes = 0xfu;
         }
     }
-    uint4 v = ok ? in[(x + third + (size_t)c * vstride) / 4] : make_uint4(0, 0, 0, 0);
+    uint4 v = lanes ? in[(cx + third + (size_t)c * vstride) / 4] : make_uint4(0, 0, 0, 0);
+    if (AXIS == 0 && lanes == 1u)
+        v.y = v.z = v.w = 0;
+    /* the aprons: y and z a quad each (threads 0 .. 2 QW - 1), x a site each (warp 0) */
     bool apron_ok = false;
     uint4 av = make_uint4(0, 0, 0, 0);
     int apron_w = -1;
-    if (threadIdx.x < 2 * QW) {
-        int side = threadIdx.x / QW, ax = x0 + 4 * (threadIdx.x % QW);
-        int ac = side ? v0 + T::TH : v0 - 1;
-        apron_ok = ax < a.nx;
+    if (threadIdx.x < 2 * (AXIS == 0 ? T::TH : QW)) {
+        int side = AXIS == 0 ? threadIdx.x / T::TH : threadIdx.x / QW;
+        int along = AXIS == 0 ? threadIdx.x % T::TH : threadIdx.x % QW;
+        int ac = AXIS == 0 ? (side ? x0 + T::TW : x0 - 1) : (side ? v0 + T::TH : v0 - 1);
+        int ax = AXIS == 0 ? ac : x0 + 4 * along, av_ = AXIS == 0 ? v0 + along : ac;
+        apron_ok = AXIS == 0 ? av_ < vlen : ax < a.nx;
         if (ac < 0 || ac >= len) {
             if (zhalo)
                 apron_ok = apron_ok && ac <= len &&
@@ -588,44 +603,62 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
             else {
                 apron_ok = apron_ok && a.periodic && ac <= len;
                 ac = ac < 0 ? len - 1 : 0;
+                (AXIS == 0 ? ax : av_) = ac;
             }
         }
-        /* unsigned wrap-around for ac = -1 (the halo plane before) */
-        av = apron_ok ? in[(ax + third + (size_t)ac * vstride) / 4] : make_uint4(0, 0, 0, 0);
-        apron_w = (side ? T::WH - 1 : 0) * T::WW + 4 * (threadIdx.x % QW);
+        /* unsigned wrap-around for av_ = -1 (the halo plane before) */
+        size_t at = ax + third + (size_t)av_ * vstride;
+        if (AXIS == 0)
+            av.x = apron_ok ? ((const uint32_t *)in)[at] : 0u;
+        else
+            av = apron_ok ? in[at / 4] : make_uint4(0, 0, 0, 0);
+        apron_w = AXIS == 0 ? along * T::WW + (side ? T::LAST : T::FIRST)
+                            : (side ? T::WH - 1 : 0) * T::WW + 4 * along;
     }
     if (threadIdx.x == 0)
         noccupied = nbusy = nreacting = nfired = 0;
     __syncthreads();
-    int w0 = (r + 1) * T::WW + 4 * qu; /* the own quad's first window site */
+    int w0 = (r + T::V0) * T::WW + T::X0 + 4 * qu; /* the own quad's first window site */
     win4[w0 / 4] = v;
-    wtype4[w0 / 4] = quad_types(v, ok);
-    append_sites<4>(occupied, &noccupied, ok ? quad_occupied(v) : 0u, w0, 1);
-    if (threadIdx.x < 32) { /* warp 0: the apron rows */
-        if (apron_w >= 0) {
+    wtype4[w0 / 4] = quad_types(v, lanes);
+    append_sites<4>(occupied, &noccupied, quad_occupied(v), w0, 1);
+    if (threadIdx.x < 32) { /* warp 0: the aprons */
+        if (apron_w >= 0 && AXIS == 0) {
+            win[apron_w] = av.x;
+            wtype[apron_w] = apron_ok ? av.x >> 28 : RD_OUTSIDE;
+        } else if (apron_w >= 0) {
             win4[apron_w / 4] = av;
-            wtype4[apron_w / 4] = quad_types(av, apron_ok);
+            wtype4[apron_w / 4] = quad_types(av, apron_ok ? 0xfu : 0u);
         }
-        append_sites<4>(occupied, &noccupied, apron_ok ? quad_occupied(av) : 0u, apron_w, 1);
+        append_sites<4>(occupied, &noccupied, quad_occupied(av), apron_w, 1);
     }
     __syncthreads();
     /* a site with nothing in or next to it keeps its word (it holds only its type) unless a
      * reaction without reactants may fire there; the others go to the gathers' list */
-    bool own = x < a.nx && v0 + r < len, every_site = REACT && reactions->has_order0;
-    uint4 before = win4[w0 / 4 - QW], after = win4[w0 / 4 + QW];
-    uint4 near = make_uint4(v.x | before.x | after.x, v.y | before.y | after.y,
-                            v.z | before.z | after.z, v.w | before.w | after.w);
+    bool own = x < a.nx && v0 + r < vlen, every_site = REACT && reactions->has_order0;
+    uint4 near;
+    if (AXIS == 0) {
+        uint32_t before = win[w0 - 1], after = win[w0 + 4];
+        near = make_uint4(before | v.x | v.y, v.x | v.y | v.z, v.y | v.z | v.w, v.z | v.w | after);
+    } else {
+        uint4 before = win4[w0 / 4 - WQ], after = win4[w0 / 4 + WQ];
+        near = make_uint4(v.x | before.x | after.x, v.y | before.y | after.y,
+                          v.z | before.z | after.z, v.w | before.w | after.w);
+    }
     outs4[r * QW + qu] = v;
     append_sites<4>(busy, &nbusy, own ? (every_site ? 0xfu : quad_occupied(near)) : 0u, w0, 1);
-    decide_moves<packed32, AXIS>(a, occupied, noccupied, win, wtype, mask, x0, v0, plane_lo);
+    decide_moves<packed32, T>(a, occupied, noccupied, win, wtype, mask, x0, v0, plane_lo);
     __syncthreads();
-    auto site_at = [&](int w) { return outs + w - T::WW; }; /* the tile's row w / WW - 1 */
-    gather_listed<packed32, AXIS, REACT>(a, busy, nbusy, win, wtype, mask, x0, v0, plane_lo,
-                                         every_site, occupied, &nreacting, site_at);
+    /* window site w's place in the staged tile (y, z: the row before, as the window is as wide) */
+    auto site_at = [&](int w) {
+        return outs + (AXIS == 0 ? w / T::WW * T::TW + w % T::WW - T::X0 : w - T::WW);
+    };
+    gather_listed<packed32, T, REACT>(a, busy, nbusy, win, wtype, mask, x0, v0, plane_lo,
+                                      every_site, occupied, &nreacting, site_at);
     __syncthreads();
     if (REACT)
-        react_listed<packed32, AXIS>(a, reactions, occupied, nreacting, wtype, x0, v0, plane_lo,
-                                     &nfired, fired, site_at);
+        react_listed<packed32, T>(a, reactions, occupied, nreacting, wtype, x0, v0, plane_lo,
+                                  &nfired, fired, site_at);
     if (own)
         out[(x + third + (size_t)(v0 + r) * vstride) / 4] = outs4[r * QW + qu];
 }
@@ -760,9 +793,9 @@ unsigned int rd_overflow_capacity(const rd_model *m)
 }
 
 
-/* sweep_quads in sweep<>'s place where it applies: packed32, the y- and z-sweeps, rows of whole
- * quads and 16-byte aligned buffers; false elsewhere. */
-template <class F, int AXIS, bool REACT, bool APPLIES = F::QUADS && AXIS != 0> struct quad_sweep {
+/* sweep_quads in sweep<>'s place where it applies: packed32, rows of whole quads and 16-byte
+ * aligned buffers; false elsewhere. */
+template <class F, int AXIS, bool REACT, bool APPLIES = F::QUADS> struct quad_sweep {
     static bool launch(dim3, const void *, void *, const rd_step *, int, cudaStream_t,
                        const rd_reaction_table *, unsigned long long *)
     {
@@ -796,8 +829,8 @@ template <class F> static int load(void)
     SB_CUDA(cudaFuncGetAttributes(&attr, sweep<F, 2>));
     SB_CUDA(cudaFuncGetAttributes(&attr, sweep<F, 2, true>));
     SB_CUDA(cudaFuncGetAttributes(&attr, react<F>));
-    if (quad_sweep<F, 1, false>::load() || quad_sweep<F, 2, false>::load() ||
-        quad_sweep<F, 2, true>::load())
+    if (quad_sweep<F, 0, false>::load() || quad_sweep<F, 1, false>::load() ||
+        quad_sweep<F, 2, false>::load() || quad_sweep<F, 2, true>::load())
         return -1;
     SB_CUDA(cudaFuncGetAttributes(&attr, count_planes<F>));
     SB_CUDA(cudaFuncGetAttributes(&attr, step_done));
