@@ -102,7 +102,7 @@ static void synthetic_lattices(void **unused)
         {48, 40, 100, 0, RD_PACKED32, 0.5, 1, 3, 12}, /* z tiles of 32 and a partial one */
         {48, 40, 100, 1, RD_BYTE16, 0.5, 1, 3, 12},
         {64, 64, 70, 0, RD_PACKED32, 0.08, 1, 1, 30}, /* the paper's density */
-        /* rows of whole 4-site quads (packed32's y- and z-sweeps go by quads), periodic */
+        /* rows of whole 4-site quads (packed32's sweeps go by quads), periodic */
         {36, 21, 19, 1, RD_PACKED32, 0.3, 1, 3, 12},
         {32, 9, 40, 1, RD_PACKED32, 4.0, 1, 3, 8},    /* crowded, reacting */
     };
