@@ -14,13 +14,18 @@
                            cudaGetErrorString(sb_err_));                                           \
     } while (0)
 
-/* After a <<<>>> launch: launch-configuration errors now, not at the next sync. */
-#define SB_LAUNCHED(kernel_name)                                                                   \
+/* After a launch that returns its error (cudaLaunchKernelEx): launch-configuration errors now,
+ * not at the next sync; the last error is cleared either way. */
+#define SB_LAUNCH_OK(launch_error, kernel_name)                                                    \
     do {                                                                                           \
-        cudaError_t sb_err_ = cudaGetLastError();                                                  \
+        cudaError_t sb_err_ = (launch_error);                                                      \
+        (void)cudaGetLastError();                                                                  \
         if (sb_err_ != cudaSuccess)                                                                \
             return sb_fail("%s:%d: launch of %s failed: %s", __FILE__, __LINE__, kernel_name,      \
                            cudaGetErrorString(sb_err_));                                           \
     } while (0)
+
+/* After a <<<>>> launch. */
+#define SB_LAUNCHED(kernel_name) SB_LAUNCH_OK(cudaGetLastError(), kernel_name)
 
 #endif

@@ -43,6 +43,10 @@ typedef struct rd_step {
     const uint8_t *types;
     rd_overflow_sink sink;
     const long long *step_at;
+    /* the step's kernels launched as programmatic dependents (the graph loop's body, where
+     * rd_chain_if_one_wave says so): each may be resident before the one before it ends, and
+     * waits for it before its first read (await_previous_kernel in kernels.cu) */
+    int chained;
 } rd_step;
 
 #ifdef __cplusplus
@@ -78,11 +82,17 @@ int rd_react(rd_site_format f, void *lattice, const rd_step *a, int lo, int hi,
  * first). */
 int rd_react_edges(rd_site_format f, void *lattice, const rd_step *a,
                    const rd_reaction_table *table, unsigned long long *fired, cudaStream_t st);
+/* Sets a->chained (launches as programmatic dependents) where it pays: on sm_90 and later, when
+ * every sweep of the step is one wave of blocks on device dev, so that its launch and its tail
+ * are much of its time (the Min system: 1,024 blocks a sweep). On a lattice of many waves there
+ * is little to hide: chained, the red blood cell's gpu-graph step was 1 % slower on an H200. 0,
+ * or -1 with sb_error(). */
+int rd_chain_if_one_wave(rd_site_format f, rd_step *a, int dev);
 /* CUDA graphs (stage gpu-graph). Ends a step in the body of a graph's while-loop: advances the
  * step count in device memory and keeps looping while nothing overflowed and the count is below
  * *stop. */
 int rd_graph_step_done(cudaGraphConditionalHandle loop, long long *step, const long long *stop,
-                       const unsigned int *overflow_count, cudaStream_t st);
+                       const unsigned int *overflow_count, int chained, cudaStream_t st);
 /* Ends a step of a graph launched once per step: advances the step count. */
 int rd_graph_step_advance(long long *step, cudaStream_t st);
 /* Adds the species counts of the slab's own planes to rows z0 .. of planes (nz x (nspecies+1)). */

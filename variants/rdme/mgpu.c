@@ -395,7 +395,7 @@ static rd_step step_of(const worker *w, long long step)
 {
     const rd_model *m = w->team->m;
     rd_step a = {m->seed, step, m->nx, m->ny, m->nz, m->periodic, w->slab,
-                 w->d_threshold, w->d_types, w->sink, NULL};
+                 w->d_threshold, w->d_types, w->sink, NULL, 0};
     size_t plane = (size_t)m->nx * m->ny;
     a.sink.first = (size_t)w->slab.z0 * plane; /* own planes only */
     a.sink.end = a.sink.first + (size_t)w->slab.planes * plane;
@@ -710,14 +710,16 @@ static int capture_graphs(worker *w)
     const rd_reaction_table *r = w->d_reactions;
     SB_CUDA(cudaSetDevice(w->dev));
     if (t->nslabs == 1) {
-        if (sb_graph_loop_begin(&w->loop, st, cudaStreamCaptureModeThreadLocal) != 0)
+        if (rd_chain_if_one_wave(f, &a, w->dev) != 0 ||
+            sb_graph_loop_begin(&w->loop, st, cudaStreamCaptureModeThreadLocal) != 0)
             return -1;
         int rc = rd_sweep_planes(f, 0, A, B, &a, lo, hi, st) ||
                  rd_sweep_planes(f, 1, B, C, &a, lo, hi, st) ||
                  (t->stage.fused ? rd_sweep_z_react(f, C, A, &a, r, w->d_fired, st)
                                  : rd_sweep_z(f, C, A, &a, st) ||
                                        rd_react(f, A, &a, own_lo, own_hi, r, w->d_fired, st)) ||
-                 rd_graph_step_done(w->loop.handle, w->d_step, w->d_stop, w->sink.count, st);
+                 rd_graph_step_done(w->loop.handle, w->d_step, w->d_stop, w->sink.count,
+                                    a.chained, st);
         return sb_graph_loop_end(&w->loop, st, rc);
     }
     /* Captures go on to their end after an error (the first is kept), so that no stream is
