@@ -819,12 +819,15 @@ template <int AXIS> static long long sweep_blocks(const rd_step *a, int second, 
 
 int rd_chain_if_one_wave(rd_site_format f, rd_step *a, int dev)
 {
-    int major, sms;
-    SB_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    int sms;
+    cudaFuncAttributes kernels;
     SB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    /* the kernels wait only where compiled for sm_90 or later: a build for an older architecture
+     * that a Hopper runs from its PTX has no wait, and must not be chained */
+    SB_CUDA(cudaFuncGetAttributes(&kernels, step_done));
     int per_sm = f == RD_PACKED32 ? packed32::SWEEP_BLOCKS_PER_SM : byte16::SWEEP_BLOCKS_PER_SM;
     long long wave = (long long)sms * per_sm;
-    a->chained = major >= 9 && sweep_blocks<0>(a, a->ny, a->slab.planes) <= wave &&
+    a->chained = kernels.ptxVersion >= 90 && sweep_blocks<0>(a, a->ny, a->slab.planes) <= wave &&
                  sweep_blocks<1>(a, a->ny, a->slab.planes) <= wave &&
                  sweep_blocks<2>(a, a->slab.planes, a->ny) <= wave;
     return 0;

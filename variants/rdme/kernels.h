@@ -82,11 +82,11 @@ int rd_react(rd_site_format f, void *lattice, const rd_step *a, int lo, int hi,
  * first). */
 int rd_react_edges(rd_site_format f, void *lattice, const rd_step *a,
                    const rd_reaction_table *table, unsigned long long *fired, cudaStream_t st);
-/* Sets a->chained (launches as programmatic dependents) where it pays: on sm_90 and later, when
- * every sweep of the step is one wave of blocks on device dev, so that its launch and its tail
- * are much of its time (the Min system: 1,024 blocks a sweep). On a lattice of many waves there
- * is little to hide: chained, the red blood cell's gpu-graph step was 1 % slower on an H200. 0,
- * or -1 with sb_error(). */
+/* Sets a->chained (launches as programmatic dependents) where it pays: kernels built for sm_90 or
+ * later, and every sweep of the step one wave of blocks on device dev, so that its launch and its
+ * tail are much of its time (the Min system: 1,024 blocks a sweep). On a lattice of many waves
+ * there is little to hide: chained, the red blood cell's gpu-graph step was 1 % slower on an
+ * H200. 0, or -1 with sb_error(). */
 int rd_chain_if_one_wave(rd_site_format f, rd_step *a, int dev);
 /* CUDA graphs (stage gpu-graph). Ends a step in the body of a graph's while-loop: advances the
  * step count in device memory and keeps looping while nothing overflowed and the count is below
