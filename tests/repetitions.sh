@@ -36,10 +36,15 @@ expect 2 "a bad variant stops at the first repetition" "$sb" run procell --varia
     --param histogram="$tmp/h.txt" --repetitions 3 --out "$tmp/bad.json"
 [ -e "$tmp/bad.json" ] && fail "a refused run wrote records"
 
-# compare over the repetitions: an A-vs-A of two such runs says which test it used.
+# compare over the repetitions: an A-vs-A of two such runs says which test it used. Its verdict
+# is not checked, only that it gave one (0 or 1): the runs last 17 us, and beside other tests
+# (ctest -j) the second came out 1.52x slower once.
 "$sb" run procell --variant cpu-reference --param histogram="$tmp/h.txt" --param t_max=48 $quick \
     --repetitions 3 --out "$tmp/r2.json" --quiet > /dev/null 2>&1 || fail "second run"
-expect 0 "compare repetitions" "$sb" compare "$tmp/r.json" "$tmp/r2.json" --threshold 0.5
+n=$((n + 1))
+"$sb" compare "$tmp/r.json" "$tmp/r2.json" --threshold 0.5 > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ $rc = 0 ] || [ $rc = 1 ] || fail "compare repetitions: exit $rc, expected a verdict (0 or 1)"
 grep -q "welch" "$tmp/out" || fail "compare names Welch's test over repetitions"
 grep -q "separate processes" "$tmp/out" || fail "compare says the repetitions were processes"
 
