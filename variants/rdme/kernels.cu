@@ -34,9 +34,9 @@
 /* A kernel of a chained step (rd_step.chained) is launched as a programmatic dependent of the
  * stream's kernel before it (sm_90+): its blocks may be resident before that kernel ends, so the
  * gaps between the step's kernels shrink (the Min system's gpu-fused step from 26.7 to 25.0 us on
- * an H200). Every kernel here calls this before its first global read: it waits until the kernel
- * before has ended and its writes are visible, then lets the next one launch. Without a
- * programmatic dependency the wait returns at once. */
+ * an H200). Every kernel a step may chain (the sweeps, react, step_done) calls this before its
+ * first global read: it waits until the kernel before has ended and its writes are visible, then
+ * lets the next one launch. Without a programmatic dependency the wait returns at once. */
 static __device__ inline void await_previous_kernel(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
