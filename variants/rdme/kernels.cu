@@ -810,11 +810,16 @@ void rd_report_steady(const rd_model *m, double *loop_seconds, int runs, sb_stea
     steady->simulated_seconds = (double)m->steps * m->tau;
 }
 
-/* Blocks of a sweep's grid (launch_sweep's). */
-template <int AXIS> static long long sweep_blocks(const rd_step *a, int second, int third)
+/* A sweep's grid: tiles over x and the tile's second axis, then `third` block rows. */
+template <int AXIS> static dim3 sweep_grid(const rd_step *a, int second, int third)
 {
     typedef tile<AXIS> T;
-    return (long long)((a->nx + T::TW - 1) / T::TW) * ((second + T::TH - 1) / T::TH) * third;
+    return dim3((a->nx + T::TW - 1) / T::TW, (second + T::TH - 1) / T::TH, third);
+}
+
+static long long blocks_of(dim3 grid)
+{
+    return (long long)grid.x * grid.y * grid.z;
 }
 
 int rd_chain_if_one_wave(rd_site_format f, rd_step *a, int dev)
@@ -827,9 +832,10 @@ int rd_chain_if_one_wave(rd_site_format f, rd_step *a, int dev)
     SB_CUDA(cudaFuncGetAttributes(&kernels, step_done));
     int per_sm = f == RD_PACKED32 ? packed32::SWEEP_BLOCKS_PER_SM : byte16::SWEEP_BLOCKS_PER_SM;
     long long wave = (long long)sms * per_sm;
-    a->chained = kernels.ptxVersion >= 90 && sweep_blocks<0>(a, a->ny, a->slab.planes) <= wave &&
-                 sweep_blocks<1>(a, a->ny, a->slab.planes) <= wave &&
-                 sweep_blocks<2>(a, a->slab.planes, a->ny) <= wave;
+    a->chained = kernels.ptxVersion >= 90 &&
+                 blocks_of(sweep_grid<0>(a, a->ny, a->slab.planes)) <= wave &&
+                 blocks_of(sweep_grid<1>(a, a->ny, a->slab.planes)) <= wave &&
+                 blocks_of(sweep_grid<2>(a, a->slab.planes, a->ny)) <= wave;
     return 0;
 }
 
@@ -909,16 +915,14 @@ int rd_kernels_load(rd_site_format f)
     return f == RD_PACKED32 ? load<packed32>() : load<byte16>();
 }
 
-/* grid: tiles over x and the tile's second axis, then `third` block rows */
 template <class F, int AXIS, bool REACT = false>
 static int launch_sweep(const void *in, void *out, const rd_step *a, int second, int third,
                         int plane_lo, cudaStream_t st, const rd_reaction_table *t = NULL,
                         unsigned long long *fired = NULL)
 {
-    typedef tile<AXIS> T;
     if (third <= 0)
         return 0;
-    dim3 grid((a->nx + T::TW - 1) / T::TW, (second + T::TH - 1) / T::TH, third);
+    dim3 grid = sweep_grid<AXIS>(a, second, third);
     cudaError_t e;
     if (!quad_sweep<F, AXIS, REACT>::launch(grid, in, out, a, plane_lo, st, t, fired, &e))
         e = launch_kernel(sweep<F, AXIS, REACT>, grid, BLOCK, a->chained, st,
