@@ -6,8 +6,9 @@
  *               inputs (float4 x,y,z,r; float2 c,a) in id order, or in box order (stage 8);
  *   interactions  one kernel, a team of threads per cell: cell-cell over the 27 boxes around
  *               it (as cpu-openmp.c; one thread when the cells fill the GPU, up to a warp when
- *               they are few), each lane keeping the partners in range in shared memory and
- *               evaluating them after its walk; then the tubes of the cell's box (box lists
+ *               they are few), each lane noting the partners in range in shared memory and
+ *               evaluating them when most of its warp has one noted; then the tubes of the
+ *               cell's box (box lists
  *               built once: tubes do not move; each tube's TAF gained by atomics; faster than
  *               alg. 5, 6's tube lists at every tube count of fig. 8); then the cell's own step
  *               (motion, oxygen, TAF, state), its flags for the life cycle, and, unless it
@@ -48,6 +49,8 @@
 #define AG_EVENT_SETS 32
 /* Partners in range a lane notes (in shared memory) before it evaluates them. */
 #define AG_HITS 16
+/* Candidates a lane tests a turn. */
+#define AG_TURN 3
 
 enum { AG_NPHASES = 4 };
 static const char *const phase_name[AG_NPHASES] = {"cell lists", "cell-cell", "tube-cell",
@@ -326,25 +329,19 @@ static __device__ void team_sum(ag_cell *sum, int team)
     }
 }
 
-/* The partners a lane noted, hits[0], hits[AG_BLOCK], ..., evaluated in the order noted and added
- * to *sum. Returns the pairs (all of them: the note took the same test). */
-static __device__ unsigned evaluate(const ag_laws *l, const float *x, float4 p, float2 q,
-                                    const int *hits, int n, const float4 *pos, const float2 *ca,
-                                    ag_cell *sum)
+/* Partner o of the cell at x (radius p.w, oxygen and TAF q) evaluated and added to *sum: 1, or 0
+ * if they do not meet after all (the note took the same test, so never). */
+static __device__ unsigned evaluate(const ag_laws *l, const float *x, float4 p, float2 q, int o,
+                                    const float4 *pos, const float2 *ca, ag_cell *sum)
 {
-    unsigned met = 0;
-    for (int h = 0; h < n; h++) {
-        int o = hits[h * AG_BLOCK];
-        float4 pj = pos[o];
-        float2 qj = ca[o];
-        float xj[3] = {pj.x, pj.y, pj.z};
-        ag_effect e;
-        if (ag_cell_pair(l, x, p.w, q.x, q.y, xj, pj.w, qj.x, qj.y, &e)) {
-            ag_effect_add(sum, &e);
-            met++;
-        }
-    }
-    return met;
+    float4 pj = pos[o];
+    float2 qj = ca[o];
+    float xj[3] = {pj.x, pj.y, pj.z};
+    ag_effect e;
+    if (!ag_cell_pair(l, x, p.w, q.x, q.y, xj, pj.w, qj.x, qj.y, &e))
+        return 0;
+    ag_effect_add(sum, &e);
+    return 1;
 }
 
 /* Cell-cell for entry k of the inputs (position and radius p, oxygen and TAF q), this lane's
@@ -353,19 +350,20 @@ static __device__ unsigned evaluate(const ag_laws *l, const float *x, float4 p, 
  * (a team of 32 puts 3 lanes on each run, taking its cells in turn; bit r of my_runs says
  * whether run r is this lane's, per_run lanes share a run, `stripe` is this lane's place among
  * them), so few cells get wide teams. The lane reads the 9
- * runs' bounds at once, then walks its runs as one list (a lane that ends a run takes up the next
- * at once, not when the warp's slowest lane does), testing each candidate's range only; the ones
- * in range are noted and evaluated after the walk (or when AG_HITS are noted), so the warp does
- * the pair's arithmetic for partners, not for every candidate some lane is at. A lone lane sums
- * in the runs' order, as before. Returns the pairs. */
+ * runs' bounds at once, then walks its runs as one list, AG_TURN candidates a turn (a lane that
+ * ends a run takes up the next in the same turn, not when the warp's slowest lane does), testing
+ * each candidate's range only; the ones in range are noted, and evaluated one a lane once 7/8 of
+ * the warp's walking lanes have one waiting, so the warp does the pair's arithmetic for
+ * partners, not for every candidate some lane is at, and for most lanes at once. A lane sums its
+ * partners in the order it meets them. Returns the pairs. */
 static __device__ unsigned cell_cell_sum(const ag_laws *l, ag_grid grid, int sorted, int k,
                                          float4 p, float2 q, unsigned my_runs, int per_run,
                                          int stripe, const float4 *pos,
                                          const float2 *ca, const int *box_start,
                                          const int *box_cells, ag_cell *sum)
 {
-    __shared__ int noted[AG_HITS * AG_BLOCK], bounds[18 * AG_BLOCK];
-    int *hits = noted + threadIdx.x; /* this lane's columns: no bank conflicts */
+    __shared__ int notes[AG_HITS * AG_BLOCK], bounds[18 * AG_BLOCK];
+    int *hits = notes + threadIdx.x; /* this lane's columns: no bank conflicts */
     int *run = bounds + threadIdx.x; /* run r from run[2r AG_BLOCK] to run[(2r + 1) AG_BLOCK] */
     float x[3] = {p.x, p.y, p.z};
     int nb = grid.nbox, b[3];
@@ -380,32 +378,52 @@ static __device__ unsigned cell_cell_sum(const ag_laws *l, ag_grid grid, int sor
         run[2 * r * AG_BLOCK] = mine ? box_start[row + x0] + stripe : 0;
         run[(2 * r + 1) * AG_BLOCK] = mine ? box_start[row + x1 + 1] : 0;
     }
-    unsigned met = 0;
-    int noted_n = 0, r = 0, j = run[0], end = run[AG_BLOCK];
+    /* the partners noted and not yet evaluated: hits[done % AG_HITS .. noted % AG_HITS) */
+    unsigned met = 0, noted = 0, done = 0;
+    int r = 0, j = run[0], end = run[AG_BLOCK];
 #pragma unroll 1
     for (;;) {
-        if (j >= end) { /* this run is done: the next one */
+        /* past a run's end, the next run, in the same turn: a lane changing runs takes no turn
+         * of its own, which the rest of the warp would wait through (an empty run does) */
+        if (j >= end) {
             if (++r == 9)
                 break;
             j = run[2 * r * AG_BLOCK];
             end = run[(2 * r + 1) * AG_BLOCK];
-            continue;
         }
-        int o = sorted ? j : box_cells[j]; /* the partner's entry in the inputs */
-        j += per_run;
-        if (o == k)
-            continue;
-        float4 pj = pos[o];
-        float xj[3] = {pj.x, pj.y, pj.z};
-        if (!ag_cells_meet(l, x, p.w, xj, pj.w))
-            continue;
-        hits[noted_n * AG_BLOCK] = o;
-        if (++noted_n == AG_HITS) {
-            met += evaluate(l, x, p, q, hits, noted_n, pos, ca, sum);
-            noted_n = 0;
+        /* AG_TURN candidates a turn where the run has them: their loads in flight together */
+        int n = 0, o[AG_TURN];
+        float4 pj[AG_TURN];
+#pragma unroll
+        for (int c = 0; c < AG_TURN; c++) { /* the partner's entry in the inputs (or k's) */
+            int at = j + c * per_run;
+            n += at < end;
+            o[c] = at >= end ? k : sorted ? at : box_cells[at];
+            pj[c] = pos[o[c]];
+        }
+        j += n * per_run;
+#pragma unroll
+        for (int c = 0; c < AG_TURN; c++) { /* noted without a branch: the slot is free either way */
+            float xj[3] = {pj[c].x, pj[c].y, pj[c].z};
+            hits[(noted % AG_HITS) * AG_BLOCK] = o[c];
+            noted += c < n && o[c] != k && ag_cells_meet(l, x, p.w, xj, pj[c].w);
+        }
+        /* A partner's arithmetic is evaluated once most lanes of the warp have one waiting (each
+         * then takes one), so that the warp does it for many lanes at a time, not for each lane
+         * apart; a lane whose notes are nearly full takes all of its own. */
+        unsigned walking = __activemask();
+        unsigned waiting = __ballot_sync(walking, noted > done);
+        if (noted - done > AG_HITS - AG_TURN) {
+            for (; done < noted; done++)
+                met += evaluate(l, x, p, q, hits[(done % AG_HITS) * AG_BLOCK], pos, ca, sum);
+        } else if (noted > done && 8 * __popc(waiting) >= 7 * __popc(walking)) {
+            met += evaluate(l, x, p, q, hits[(done % AG_HITS) * AG_BLOCK], pos, ca, sum);
+            done++;
         }
     }
-    return met + evaluate(l, x, p, q, hits, noted_n, pos, ca, sum);
+    for (; done < noted; done++)
+        met += evaluate(l, x, p, q, hits[(done % AG_HITS) * AG_BLOCK], pos, ca, sum);
+    return met;
 }
 
 /* The interaction kernel, PARTS of it (AG_CELLS, AG_TUBES, AG_STEP): a team of 2^team_log2 lanes
@@ -422,7 +440,7 @@ static __device__ unsigned cell_cell_sum(const ag_laws *l, ag_grid grid, int sor
  * effects are cleared (the sums start at 0). The grid strides over the entries (its size need not
  * follow the population); every lane of a warp goes round the loop as often (shuffles, counts). */
 template <int PARTS>
-static __global__ void __launch_bounds__(AG_BLOCK, 3)
+static __global__ void __launch_bounds__(AG_BLOCK, 4)
     interact_kernel(ag_laws l, float side, ag_grid grid, const ag_pop *pop, int bound, int sorted,
                     int team_log2, const float4 *pos, const float2 *ca, const int *box_start,
                     const int *box_cells, ag_tube *tubes, const int *tube_start,
