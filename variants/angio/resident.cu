@@ -364,7 +364,8 @@ static __device__ unsigned cell_cell_sum(const ag_laws *l, ag_grid grid, int sor
 {
     __shared__ int notes[AG_HITS * AG_BLOCK], bounds[18 * AG_BLOCK];
     int *hits = notes + threadIdx.x; /* this lane's columns: no bank conflicts */
-    int *run = bounds + threadIdx.x; /* run r from run[2r AG_BLOCK] to run[(2r + 1) AG_BLOCK] */
+    /* the lane's non-empty runs: run r from run[2r AG_BLOCK] to run[(2r + 1) AG_BLOCK] */
+    int *run = bounds + threadIdx.x, runs = 0;
     float x[3] = {p.x, p.y, p.z};
     int nb = grid.nbox, b[3];
     for (int a = 0; a < 3; a++)
@@ -375,8 +376,10 @@ static __device__ unsigned cell_cell_sum(const ag_laws *l, ag_grid grid, int sor
         int y = b[1] + r % 3 - 1, z = b[2] + r / 3 - 1;
         int row = nb * (y + nb * z);
         int mine = (my_runs >> r & 1) && y >= 0 && y < nb && z >= 0 && z < nb;
-        run[2 * r * AG_BLOCK] = mine ? box_start[row + x0] + stripe : 0;
-        run[(2 * r + 1) * AG_BLOCK] = mine ? box_start[row + x1 + 1] : 0;
+        int from = mine ? box_start[row + x0] + stripe : 0, to = mine ? box_start[row + x1 + 1] : 0;
+        run[2 * runs * AG_BLOCK] = from; /* kept only if not empty (a team shares out the 9) */
+        run[(2 * runs + 1) * AG_BLOCK] = to;
+        runs += from < to;
     }
     /* the partners noted and not yet evaluated: hits[done % AG_HITS .. noted % AG_HITS) */
     unsigned met = 0, noted = 0, done = 0;
@@ -384,9 +387,9 @@ static __device__ unsigned cell_cell_sum(const ag_laws *l, ag_grid grid, int sor
 #pragma unroll 1
     for (;;) {
         /* past a run's end, the next run, in the same turn: a lane changing runs takes no turn
-         * of its own, which the rest of the warp would wait through (an empty run does) */
+         * of its own, which the rest of the warp would wait through */
         if (j >= end) {
-            if (++r == 9)
+            if (++r >= runs)
                 break;
             j = run[2 * r * AG_BLOCK];
             end = run[(2 * r + 1) * AG_BLOCK];
