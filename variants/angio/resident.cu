@@ -128,6 +128,9 @@ typedef struct ag_gpu {
     /* the most the interaction kernels' grids need (as many blocks as the GPU holds at once):
      * the cell-cell part alone, and the three parts fused */
     unsigned cells_blocks, all_blocks;
+    /* the cell lists' and life cycle's grids, which stride over the population: at most as many
+     * blocks as the GPU holds at once (the launches cover max_cells, often twice the cells) */
+    unsigned wave_blocks;
     ag_grid grid;
     int nboxes;
     /* the population at the end of the last run (host.c's ag_sim) */
@@ -284,21 +287,21 @@ static __global__ void place_kernel(int nboxes, const ag_pop *pop, int sorted, a
                                     int *box_count, const int *box_start, int *box_cells,
                                     float4 *pos, float2 *ca)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    for (int bx = i; bx <= nboxes; bx += gridDim.x * blockDim.x)
+    int first = blockIdx.x * blockDim.x + threadIdx.x, stride = gridDim.x * blockDim.x;
+    for (int bx = first; bx <= nboxes; bx += stride)
         box_count[bx] = 0;
     ag_pop p = *pop;
-    if (i >= p.n)
-        return;
-    /* the record's second half (c, a, box, rank); its first (x, y, z, r) only when needed */
-    const int4 *at = reinterpret_cast<const int4 *>(&staged_in(b, p.buf)[i]);
-    int4 half = at[1];
-    box_cells[box_start[half.z] + half.w] = i;
-    if (!sorted) {
-        int4 first = at[0];
-        pos[i] = make_float4(__int_as_float(first.x), __int_as_float(first.y),
-                             __int_as_float(first.z), __int_as_float(first.w));
-        ca[i] = make_float2(__int_as_float(half.x), __int_as_float(half.y));
+    for (int i = first; i < p.n; i += stride) {
+        /* the record's second half (c, a, box, rank); its first (x, y, z, r) only when needed */
+        const int4 *at = reinterpret_cast<const int4 *>(&staged_in(b, p.buf)[i]);
+        int4 half = at[1];
+        box_cells[box_start[half.z] + half.w] = i;
+        if (!sorted) {
+            int4 xyzr = at[0];
+            pos[i] = make_float4(__int_as_float(xyzr.x), __int_as_float(xyzr.y),
+                                 __int_as_float(xyzr.z), __int_as_float(xyzr.w));
+            ca[i] = make_float2(__int_as_float(half.x), __int_as_float(half.y));
+        }
     }
 }
 
@@ -307,13 +310,12 @@ static __global__ void place_kernel(int nboxes, const ag_pop *pop, int sorted, a
 static __global__ void gather_kernel(const ag_pop *pop, ag_bufs b, const int *box_cells,
                                      float4 *pos, float2 *ca)
 {
-    int k = blockIdx.x * blockDim.x + threadIdx.x;
     ag_pop p = *pop;
-    if (k >= p.n)
-        return;
-    ag_staged s = load_stage(&staged_in(b, p.buf)[box_cells[k]]);
-    pos[k] = s.pos;
-    ca[k] = s.ca;
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < p.n; k += gridDim.x * blockDim.x) {
+        ag_staged s = load_stage(&staged_in(b, p.buf)[box_cells[k]]);
+        pos[k] = s.pos;
+        ca[k] = s.ca;
+    }
 }
 
 /* Sums a cell's effects over the `team` lanes that share it (a power of two up to 32, aligned
@@ -435,16 +437,16 @@ static __device__ unsigned cell_cell_sum(const ag_laws *l, ag_grid grid, int sor
  *             from both sides. Without it, the sum so far is read from the cell.
  *   AG_TUBES  lane 0 adds the tubes of the cell's box (when there are tubes).
  *   AG_STEP   lane 0 steps the cell (host.c's ag_sim_life, up to the divisions), writes it whole
- *             and its flags for the scan (survives << 32 | divides; entries n to `bound` are 0,
- *             so that the scan holds the totals at n: both counts fit in 32 bits, so one 64-bit
- *             sum scans both), and, if it neither dies nor divides, stages it for the next step's
+ *             and its flags for the scan (survives << 32 | divides; the scan holds the totals at
+ *             n, whatever lies past it: both counts fit in 32 bits, so one 64-bit sum scans
+ *             both), and, if it neither dies nor divides, stages it for the next step's
  *             lists (a dividing cell is staged where it divides).
  * Without AG_STEP the sum is written to the cell for the next part: that write is where a step's
  * effects are cleared (the sums start at 0). The grid strides over the entries (its size need not
  * follow the population); every lane of a warp goes round the loop as often (shuffles, counts). */
 template <int PARTS>
 static __global__ void __launch_bounds__(AG_BLOCK, 4)
-    interact_kernel(ag_laws l, float side, ag_grid grid, const ag_pop *pop, int bound, int sorted,
+    interact_kernel(ag_laws l, float side, ag_grid grid, const ag_pop *pop, int sorted,
                     int team_log2, const float4 *pos, const float2 *ca, const int *box_start,
                     const int *box_cells, ag_tube *tubes, const int *tube_start,
                     const int *tube_boxes, ag_bufs b, int *box_count, unsigned long long *flags,
@@ -454,9 +456,6 @@ static __global__ void __launch_bounds__(AG_BLOCK, 4)
     ag_cell *cells = cells_in(b, p.buf);
     long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x,
               stride = (long long)gridDim.x * blockDim.x;
-    if (PARTS & AG_STEP)
-        for (long long t = p.n + first; t <= bound; t += stride)
-            flags[t] = 0;
     int team = 1 << team_log2, lane = threadIdx.x & (team - 1);
     int per_run = team >= 9 ? team / 9 : 1; /* lanes sharing a run */
     int runs_at_once = team / per_run, first_run = lane / per_run, stripe = lane % per_run;
@@ -534,13 +533,13 @@ static __global__ void settle_kernel(ag_grid grid, uint32_t seed, float side, in
                                      ag_pop *pop_next, ag_faults *faults,
                                      cudaGraphConditionalHandle loop, long long loop_stop)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int first = blockIdx.x * blockDim.x + threadIdx.x;
     ag_pop p = *pop;
     unsigned long long totals = ranks[p.n];
     int survivors = (int)(totals >> 32), born = (int)(uint32_t)totals;
     int fits = survivors + born <= max_cells, stay = survivors == p.n;
     int to = stay ? p.buf : 1 - p.buf;
-    if (i == 0) {
+    if (first == 0) {
         ag_pop q = {fits ? survivors + born : 0, to, p.next_id + (uint32_t)born, p.step + 1,
                     p.divisions + born, p.deaths + p.n - survivors};
         *pop_next = q;
@@ -553,27 +552,27 @@ static __global__ void settle_kernel(ag_grid grid, uint32_t seed, float side, in
         if (loop_stop > 0)
             sb_graph_loop_continue(loop, q.step < loop_stop);
     }
-    if (!fits || i >= p.n)
-        return;
-    unsigned long long f = flags[i];
-    int divides = (int)(f & 1);
-    if (!(f >> 32) || (stay && !divides)) /* dead, or staying as its step left it */
-        return;
-    unsigned long long r = ranks[i];
-    int at = (int)(r >> 32);
-    const ag_cell *from = &cells_in(b, p.buf)[i];
-    if (divides) {
-        uint32_t rank = (uint32_t)r;
-        ag_cell c = load_cell(from), daughter;
-        ag_divide(side, seed, p.step, &c, &daughter, p.next_id + rank);
-        int d = survivors + (int)rank;
-        store_cell(&cells_in(b, to)[at], c);
-        store_cell(&cells_in(b, to)[d], daughter);
-        stage_cell(grid, box_count, c, &staged_in(b, to)[at]);
-        stage_cell(grid, box_count, daughter, &staged_in(b, to)[d]);
-    } else {
-        store_cell(&cells_in(b, to)[at], load_cell(from));
-        store_stage(&staged_in(b, to)[at], load_stage(&staged_in(b, p.buf)[i]));
+    for (int i = first; fits && i < p.n; i += gridDim.x * blockDim.x) {
+        unsigned long long f = flags[i];
+        int divides = (int)(f & 1);
+        if (!(f >> 32) || (stay && !divides)) /* dead, or staying as its step left it */
+            continue;
+        unsigned long long r = ranks[i];
+        int at = (int)(r >> 32);
+        const ag_cell *from = &cells_in(b, p.buf)[i];
+        if (divides) {
+            uint32_t rank = (uint32_t)r;
+            ag_cell c = load_cell(from), daughter;
+            ag_divide(side, seed, p.step, &c, &daughter, p.next_id + rank);
+            int d = survivors + (int)rank;
+            store_cell(&cells_in(b, to)[at], c);
+            store_cell(&cells_in(b, to)[d], daughter);
+            stage_cell(grid, box_count, c, &staged_in(b, to)[at]);
+            stage_cell(grid, box_count, daughter, &staged_in(b, to)[d]);
+        } else {
+            store_cell(&cells_in(b, to)[at], load_cell(from));
+            store_stage(&staged_in(b, to)[at], load_stage(&staged_in(b, p.buf)[i]));
+        }
     }
 }
 
@@ -582,6 +581,13 @@ static __global__ void settle_kernel(ag_grid grid, uint32_t seed, float side, in
 static unsigned blocks_of(long long n, int block)
 {
     return (unsigned)((n + block - 1) / block);
+}
+
+/* The grid of a kernel striding over up to n cells. */
+static unsigned wave_of(const ag_gpu *g, long long n)
+{
+    unsigned blocks = blocks_of(n, AG_BLOCK);
+    return blocks < g->wave_blocks ? blocks : g->wave_blocks;
 }
 
 /* How step k is launched: its population's parity (k & 1), the number of cells its launches cover
@@ -611,12 +617,12 @@ static int cell_lists(ag_gpu *g, const ag_launch *s)
         return -1;
     SB_CUDA(cub::DeviceScan::ExclusiveSum(g->d_scratch, g->scratch_bytes, g->d_box_count,
                                           g->d_box_start, g->nboxes + 1, st));
-    place_kernel<<<blocks_of(s->bound, AG_BLOCK), AG_BLOCK, 0, st>>>(
+    place_kernel<<<wave_of(g, s->bound), AG_BLOCK, 0, st>>>(
         g->nboxes, pop, g->sorted, g->bufs, g->d_box_count, g->d_box_start, g->d_box_cells,
         g->d_pos, g->d_ca);
     SB_LAUNCHED("place_kernel");
     if (g->sorted) {
-        gather_kernel<<<blocks_of(s->bound, AG_BLOCK), AG_BLOCK, 0, st>>>(
+        gather_kernel<<<wave_of(g, s->bound), AG_BLOCK, 0, st>>>(
             pop, g->bufs, g->d_box_cells, g->d_pos, g->d_ca);
         SB_LAUNCHED("gather_kernel");
     }
@@ -631,7 +637,7 @@ static int interact(ag_gpu *g, const ag_launch *s, int team_log2, unsigned most)
     const ag_model *m = g->m;
     unsigned blocks = blocks_of((long long)s->bound << team_log2, AG_BLOCK);
     interact_kernel<PARTS><<<blocks < most ? blocks : most, AG_BLOCK, 0, g->env->streams[0]>>>(
-        m->laws, m->side, g->grid, &g->d_pop[s->parity], s->bound, g->sorted, team_log2,
+        m->laws, m->side, g->grid, &g->d_pop[s->parity], g->sorted, team_log2,
         g->d_pos, g->d_ca, g->d_box_start, g->d_box_cells, g->d_tubes,
         m->ntubes > 0 ? g->d_tube_start : NULL, g->d_tube_boxes, g->bufs, g->d_box_count,
         g->d_flags, g->d_pairs);
@@ -648,7 +654,7 @@ static int life_cycle(ag_gpu *g, const ag_launch *s)
     int p = s->parity;
     SB_CUDA(cub::DeviceScan::ExclusiveSum(g->d_scratch, g->scratch_bytes, g->d_flags, g->d_ranks,
                                           s->bound + 1, st));
-    settle_kernel<<<blocks_of(s->bound, AG_BLOCK), AG_BLOCK, 0, st>>>(
+    settle_kernel<<<wave_of(g, s->bound), AG_BLOCK, 0, st>>>(
         g->grid, m->seed, m->side, m->max_cells, &g->d_pop[p], g->bufs, g->d_flags, g->d_ranks,
         g->d_box_count, &g->d_pop[1 - p], g->d_faults, s->loop, s->loop_stop);
     SB_LAUNCHED("settle_kernel");
@@ -867,6 +873,7 @@ static int choose_team(ag_gpu *g)
     SB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&all_per_sm, interact_kernel<AG_ALL>,
                                                           AG_BLOCK, 0));
     g->cells_blocks = (unsigned)(sms * (cells_per_sm > 0 ? cells_per_sm : 1));
+    g->wave_blocks = (unsigned)(sms * (per_sm / AG_BLOCK > 0 ? per_sm / AG_BLOCK : 1));
     g->all_blocks = (unsigned)(sms * (all_per_sm > 0 ? all_per_sm : 1));
     return 0;
 }
@@ -931,6 +938,9 @@ extern "C" int ag_resident_setup(sb_env *env, const void *model, void **state, i
                 cudaMemcpyHostToDevice, st) != 0 ||
         (m->ntubes > 0 && upload_tube_boxes(g) != 0))
         return -1;
+    /* the flags' scan covers max_cells: past the population it reads what earlier steps left,
+     * which changes no rank at or below it, but is never undefined */
+    SB_CUDA(cudaMemsetAsync(g->d_flags, 0, (cap + 1) * sizeof *g->d_flags, st));
     SB_CUDA(cudaStreamSynchronize(st));
     return choose_team(g);
 }
