@@ -8,11 +8,10 @@
  *               it (as cpu-openmp.c; one thread when the cells fill the GPU, up to a warp when
  *               they are few), each lane noting the partners in range in shared memory and
  *               evaluating them when most of its warp has one noted; then the tubes of the
- *               cell's box (box lists
- *               built once: tubes do not move; each tube's TAF gained by atomics; faster than
- *               alg. 5, 6's tube lists at every tube count of fig. 8); then the cell's own step
- *               (motion, oxygen, TAF, state), its flags for the life cycle, and, unless it
- *               divides or dies, its box and rank for the next step's lists;
+ *               cell's box (box lists built once: tubes do not move; each tube's TAF gained by
+ *               atomics; faster than alg. 5, 6's tube lists at every tube count of fig. 8);
+ *               then the cell's own step (motion, oxygen, TAF, state), its flags for the life
+ *               cycle, and, unless it divides or dies, its box and rank for the next step's lists;
  *   life cycle  a CUB scan over the flags, then divisions and removals, keeping host.c's order:
  *               survivors in id order, then the daughters in their parents' order, numbered
  *               from next_id. A step without deaths leaves every cell where it is and only
@@ -351,8 +350,8 @@ static __device__ unsigned evaluate(const ag_laws *l, const float *x, float4 p, 
  * boxes along x is one run of box_cells: the 27 boxes are 9 runs. A team of lanes splits the runs
  * (a team of 32 puts 3 lanes on each run, taking its cells in turn; bit r of my_runs says
  * whether run r is this lane's, per_run lanes share a run, `stripe` is this lane's place among
- * them), so few cells get wide teams. The lane reads the 9
- * runs' bounds at once, then walks its runs as one list, AG_TURN candidates a turn (a lane that
+ * them), so few cells get wide teams. The lane reads its runs' bounds at once, keeping the
+ * non-empty ones, then walks them as one list, AG_TURN candidates a turn (a lane that
  * ends a run takes up the next in the same turn, not when the warp's slowest lane does), testing
  * each candidate's range only; the ones in range are noted, and evaluated one a lane once 7/8 of
  * the warp's walking lanes have one waiting, so the warp does the pair's arithmetic for
