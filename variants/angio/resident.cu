@@ -200,6 +200,29 @@ static __device__ void store_cell(ag_cell *at, const ag_cell &c)
         to[q] = u.v[q];
 }
 
+/* The same as streaming accesses (ld/st.global.cs: their lines are the first L2 evicts): the
+ * interaction kernel reads and writes each cell once, at random places, while its walks reuse
+ * the candidates' lines; kept like any other line, the cells pushed those out. */
+static __device__ ag_cell load_cell_streaming(const ag_cell *at)
+{
+    ag_cell_vec u;
+    const int4 *from = reinterpret_cast<const int4 *>(at);
+#pragma unroll
+    for (int q = 0; q < 4; q++)
+        u.v[q] = __ldcs(from + q);
+    return u.c;
+}
+
+static __device__ void store_cell_streaming(ag_cell *at, const ag_cell &c)
+{
+    ag_cell_vec u;
+    u.c = c;
+    int4 *to = reinterpret_cast<int4 *>(at);
+#pragma unroll
+    for (int q = 0; q < 4; q++)
+        __stcs(to + q, u.v[q]);
+}
+
 union ag_staged_vec {
     ag_staged s;
     int4 v[2];
@@ -214,13 +237,15 @@ static __device__ ag_staged load_stage(const ag_staged *at)
     return u.s;
 }
 
+/* Streaming too: the next step's place and gather kernels read it once, after the interaction
+ * kernel (which writes most of the records) is done with its candidates. */
 static __device__ void store_stage(ag_staged *at, const ag_staged &s)
 {
     ag_staged_vec u;
     u.s = s;
     int4 *to = reinterpret_cast<int4 *>(at);
-    to[0] = u.v[0];
-    to[1] = u.v[1];
+    __stcs(to, u.v[0]);
+    __stcs(to + 1, u.v[1]);
 }
 
 /* A cell's inputs for the next cell lists: its box, its rank there (the box count's atomic: in no
@@ -403,7 +428,7 @@ static __device__ unsigned cell_cell_sum(const ag_laws *l, ag_grid grid, int sor
             int at = j + c * per_run;
             n += at < end;
             o[c] = at >= end ? k : sorted ? at : box_cells[at];
-            pj[c] = pos[o[c]];
+            pj[c] = __ldg(&pos[o[c]]); /* read-only for the kernel's whole life */
         }
         j += n * per_run;
 #pragma unroll
@@ -473,14 +498,10 @@ static __global__ void __launch_bounds__(AG_BLOCK, 4)
             pk = pos[k];
             qk = ca[k];
         }
-        int i = 0; /* the cell's index (lane 0) */
-        if (mine && lane == 0) {
-            i = sorted ? box_cells[k] : k;
-            /* into L2 while the lane walks its boxes: the cell is read whole after the walk (its
-             * 64 bytes are in one 128-byte line) */
-            if ((PARTS & AG_STEP) && (PARTS & AG_CELLS))
-                asm volatile("prefetch.global.L2 [%0];" ::"l"(&cells[i]));
-        }
+        /* the cell's index (lane 0); the cell is read after the walk, and not fetched into L2
+         * before it: such a prefetch made the step at 2^20 cells 25 us slower on an H100 (the
+         * lines wait in L2 through the walk, beside the candidates') */
+        int i = mine && lane == 0 ? (sorted ? box_cells[k] : k) : 0;
         if (PARTS & AG_CELLS) {
             if (mine)
                 met += cell_cell_sum(&l, grid, sorted, k, pk, qk, my_runs, per_run, stripe, pos,
@@ -502,10 +523,10 @@ static __global__ void __launch_bounds__(AG_BLOCK, 4)
             copy_effects(&cells[i], &sum);
             continue;
         }
-        ag_cell c = load_cell(&cells[i]);
+        ag_cell c = load_cell_streaming(&cells[i]);
         copy_effects(&c, &sum);
         int divides = ag_cell_step(&l, side, &c), survives = c.state != AG_DEAD;
-        store_cell(&cells[i], c);
+        store_cell_streaming(&cells[i], c);
         flags[i] = (unsigned long long)survives << 32 | (unsigned)divides;
         if (survives && !divides)
             stage_cell(grid, box_count, c, &staged_in(b, p.buf)[i]);
