@@ -174,53 +174,37 @@ static __device__ int box_of(ag_grid g, const float *x)
 }
 
 /* A cell moved whole, as four 16-byte loads or stores (cells are 64 bytes, the arrays aligned):
- * field by field, a warp's 16 four-byte accesses 64 bytes apart cost 16 times the requests. */
+ * field by field, a warp's 16 four-byte accesses 64 bytes apart cost 16 times the requests.
+ * Streaming (ld/st.global.cs: the first lines L2 evicts) where the interaction kernel reads and
+ * writes each cell once, at random places, while its walks reuse the candidates' lines: kept
+ * like any other line, the cells pushed those out. */
 union ag_cell_vec {
     ag_cell c;
     int4 v[4];
 };
 
-static __device__ ag_cell load_cell(const ag_cell *at)
+static __device__ ag_cell load_cell(const ag_cell *at, bool streaming = false)
 {
     ag_cell_vec u;
     const int4 *from = reinterpret_cast<const int4 *>(at);
 #pragma unroll
     for (int q = 0; q < 4; q++)
-        u.v[q] = from[q];
+        u.v[q] = streaming ? __ldcs(from + q) : from[q];
     return u.c;
 }
 
-static __device__ void store_cell(ag_cell *at, const ag_cell &c)
+static __device__ void store_cell(ag_cell *at, const ag_cell &c, bool streaming = false)
 {
     ag_cell_vec u;
     u.c = c;
     int4 *to = reinterpret_cast<int4 *>(at);
 #pragma unroll
-    for (int q = 0; q < 4; q++)
-        to[q] = u.v[q];
-}
-
-/* The same as streaming accesses (ld/st.global.cs: their lines are the first L2 evicts): the
- * interaction kernel reads and writes each cell once, at random places, while its walks reuse
- * the candidates' lines; kept like any other line, the cells pushed those out. */
-static __device__ ag_cell load_cell_streaming(const ag_cell *at)
-{
-    ag_cell_vec u;
-    const int4 *from = reinterpret_cast<const int4 *>(at);
-#pragma unroll
-    for (int q = 0; q < 4; q++)
-        u.v[q] = __ldcs(from + q);
-    return u.c;
-}
-
-static __device__ void store_cell_streaming(ag_cell *at, const ag_cell &c)
-{
-    ag_cell_vec u;
-    u.c = c;
-    int4 *to = reinterpret_cast<int4 *>(at);
-#pragma unroll
-    for (int q = 0; q < 4; q++)
-        __stcs(to + q, u.v[q]);
+    for (int q = 0; q < 4; q++) {
+        if (streaming)
+            __stcs(to + q, u.v[q]);
+        else
+            to[q] = u.v[q];
+    }
 }
 
 union ag_staged_vec {
@@ -523,10 +507,10 @@ static __global__ void __launch_bounds__(AG_BLOCK, 4)
             copy_effects(&cells[i], &sum);
             continue;
         }
-        ag_cell c = load_cell_streaming(&cells[i]);
+        ag_cell c = load_cell(&cells[i], true);
         copy_effects(&c, &sum);
         int divides = ag_cell_step(&l, side, &c), survives = c.state != AG_DEAD;
-        store_cell_streaming(&cells[i], c);
+        store_cell(&cells[i], c, true);
         flags[i] = (unsigned long long)survives << 32 | (unsigned)divides;
         if (survives && !divides)
             stage_cell(grid, box_count, c, &staged_in(b, p.buf)[i]);
