@@ -1,7 +1,8 @@
 /* GPU test: every GPU stage of RDME is bitwise equal to cpu-reference after K steps (final
  * lattice, counts over time per species and per z-plane, overflow and reaction totals): lattice
  * shapes that do not divide the tiles (x: 64 x 16, y/z: 32 x 32) and rows of whole 4-site quads
- * (packed32's sweeps go by quads there), both edge kinds, both site formats, reactions
+ * (packed32's sweeps go by quads there) and planes of at most 64 x 64 (gpu-fused sweeps x and y
+ * of a plane in one kernel there), both edge kinds, both site formats, reactions
  * on and off, with and without overflow, several seeds, several site types with obstacles and
  * transitions; and the paper's scenarios for a few steps. */
 #include <stdarg.h>
@@ -79,6 +80,9 @@ static void synthetic_lattices(void **unused)
         {4, 3, 70, 1, RD_PACKED32, 2.0, 1, 1, 20},     /* one quad a row, periodic */
         {68, 12, 9, 1, RD_PACKED32, 0.5, 1, 3, 12},    /* x: a tile and a quad, periodic */
         {128, 20, 6, 1, RD_PACKED32, 0.3, 0, 1, 12},   /* x: two whole tiles, periodic */
+        /* a whole plane a block (gpu-fused's x- and y-sweeps in one kernel) */
+        {64, 64, 6, 1, RD_PACKED32, 0.5, 1, 3, 12},    /* 64 x 64, periodic, reacting, types */
+        {20, 64, 7, 1, RD_PACKED32, 4.0, 0, 1, 8},     /* crowded: overflow in both sweeps */
     };
     int n = 0, with_overflow = 0, with_reactions = 0;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)

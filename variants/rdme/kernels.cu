@@ -45,10 +45,10 @@ static __device__ inline void await_previous_kernel(void)
 #endif
 }
 
-/* Launches kernel k, chained or not (above). */
+/* Launches kernel k with `shared` bytes of dynamic shared memory, chained or not (above). */
 template <class... P, class... A>
-static cudaError_t launch_kernel(void (*k)(P...), dim3 grid, int threads, int chained,
-                                 cudaStream_t st, A... args)
+static cudaError_t launch_kernel(void (*k)(P...), dim3 grid, int threads, size_t shared,
+                                 int chained, cudaStream_t st, A... args)
 {
 #if CUDART_VERSION >= 12000
     cudaLaunchAttribute attr;
@@ -57,24 +57,28 @@ static cudaError_t launch_kernel(void (*k)(P...), dim3 grid, int threads, int ch
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = grid;
     cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = shared;
     cfg.stream = st;
     cfg.attrs = &attr;
     cfg.numAttrs = chained ? 1 : 0;
     return cudaLaunchKernelEx(&cfg, k, args...);
 #else
     (void)chained;
-    k<<<grid, threads, 0, st>>>(args...);
+    k<<<grid, threads, shared, st>>>(args...);
     return cudaGetLastError();
 #endif
 }
 
 /* Tile of a sweep: TW sites along x by TH along the other in-plane axis (y for the x-sweep, the
- * swept axis for the others), and its window: the tile and an apron site each side along the
+ * swept axis for the others; a whole plane in sweep_xy), and its window: the tile and an apron site each side along the
  * swept axis, WW x WH, the tile's first site at column X0 of row V0. An x-sweep's window has its
  * first site at column 1, or at 4 where its rows are stored in 16-byte quads (QUADS). */
-template <int A, bool QUADS = false> struct tile {
+template <int A, bool QUADS = false, int TW_ = A == 0 ? 64 : 32, int TH_ = A == 0 ? 16 : 32,
+          int THREADS_ = BLOCK>
+struct tile {
     static const int AXIS = A;
-    static const int TW = AXIS == 0 ? 64 : 32, TH = AXIS == 0 ? 16 : 32;
+    static const int TW = TW_, TH = TH_;
+    static const int THREADS = THREADS_; /* of the block that sweeps it */
     static const int X0 = AXIS == 0 ? (QUADS ? 4 : 1) : 0, V0 = AXIS != 0;
     static const int WW = TW + 2 * X0, WH = TH + 2 * V0;
     static const int N = WW * WH;
@@ -366,7 +370,7 @@ __device__ __forceinline__ void decide_moves(const rd_step &a, const uint16_t *o
                                              const typename F::site_t *win, const uint8_t *wtype,
                                              uint32_t *mask, int x0, int v0, int plane_lo)
 {
-    for (int j = threadIdx.x; j < n; j += BLOCK) {
+    for (int j = threadIdx.x; j < n; j += T::THREADS) {
         int w = occupied[j];
         int along = T::AXIS == 0 ? w % T::WW : w / T::WW;
         slots sl = F::unpack(win[w]);
@@ -386,7 +390,7 @@ __device__ __forceinline__ void gather_listed(const rd_step &a, const uint16_t *
                                               bool every_site, uint16_t *reacting, int *nreacting,
                                               SiteAt site_at)
 {
-    for (int j = threadIdx.x; j < n; j += BLOCK) {
+    for (int j = threadIdx.x; j < n; j += T::THREADS) {
         int w = busy[j];
         typename F::site_t site_new = gather_site<F>(
             a, T::AXIS, window_site<T>(a, w, x0, v0, plane_lo), win, wtype, mask, w, T::STEP);
@@ -406,7 +410,7 @@ __device__ __forceinline__ void react_listed(const rd_step &a, const rd_reaction
                                              unsigned long long *fired, SiteAt site_at)
 {
     int fired_here = 0;
-    for (int j = threadIdx.x; j < n; j += BLOCK) {
+    for (int j = threadIdx.x; j < n; j += T::THREADS) {
         int w = reacting[j];
         typename F::site_t *at = site_at(w), site = *at;
         if (react_site<F>(a, reactions, window_site<T>(a, w, x0, v0, plane_lo), wtype[w],
@@ -702,6 +706,132 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
         out[(x + third + (size_t)(v0 + r) * vstride) / 4] = outs4[r * QW + qu];
 }
 
+/* The x- and then the y-sweep of whole planes of packed32 sites, one block of XY_THREADS per plane
+ * (stage gpu-fused, where a plane is at most XY_SIDE x XY_SIDE sites in rows of whole quads: the
+ * Min system's 64 x 64). Each phase is sweep_quads on a tile of the whole plane (the same
+ * windows, lists, draws and gathers: the same lattice bit for bit), but the x-sweep's result
+ * stays in shared memory as the y-sweep's window: a step's two in-plane sweeps are one kernel,
+ * one load and one store of the lattice. On a small lattice each sweep is one wave of blocks, and
+ * a wave's launch, barriers and tail are most of its time. A thread owns one quad of the plane;
+ * sites outside the lattice (x >= nx or y >= ny) are outside sites of both windows. */
+#define XY_SIDE 64
+#define XY_THREADS (XY_SIDE * XY_SIDE / 4)
+typedef tile<0, true, XY_SIDE, XY_SIDE, XY_THREADS> xy_tile_x;
+typedef tile<1, true, XY_SIDE, XY_SIDE, XY_THREADS> xy_tile_y;
+/* dynamic shared memory: the two windows, the masks, the types, the two lists */
+static const size_t XY_SHARED = 4 * (xy_tile_x::N + xy_tile_y::N + xy_tile_x::N) + xy_tile_x::N +
+                                2 * (xy_tile_x::N + XY_SIDE * XY_SIDE);
+
+__global__ void __launch_bounds__(XY_THREADS, 2)
+    sweep_xy(const uint4 *__restrict__ in, uint4 *__restrict__ out, rd_step a, int plane_lo)
+{
+    typedef xy_tile_x TX;
+    typedef xy_tile_y TY;
+    const int QW = XY_SIDE / 4; /* quads per plane row */
+    static_assert(2 * QW == 32, "warp 0 loads the y-sweep's two apron rows");
+    extern __shared__ uint4 xy_shared[];
+    /* xwin: the x-sweep's window, then the y-sweep's staged result; ywin: the x-sweep's staged
+     * result, which is the y-sweep's window (rows 1 .. ny; its aprons are rows 0 and ny + 1) */
+    uint4 *xwin4 = xy_shared, *ywin4 = xwin4 + TX::N / 4;
+    uint32_t *xwin = (uint32_t *)xwin4, *ywin = (uint32_t *)ywin4;
+    uint32_t *mask = ywin + TY::N;
+    uint32_t *wtype4 = mask + TX::N;
+    uint8_t *wtype = (uint8_t *)wtype4;
+    uint16_t *occupied = (uint16_t *)(wtype + TX::N), *busy = occupied + TX::N;
+    __shared__ int noccupied, nbusy, ynoccupied, ynbusy;
+    await_previous_kernel();
+    int nx = a.nx, ny = a.ny;
+    size_t third = (size_t)nx * ny * (blockIdx.z + plane_lo);
+    int qu = threadIdx.x % QW, r = threadIdx.x / QW, x = 4 * qu;
+    bool own = x < nx && r < ny;
+
+    /* the x-sweep: sweep_quads<0>'s loads (the own quad; a site each side of every row) */
+    unsigned lanes = own ? 0xfu : 0u;
+    int cx = x;
+    if (a.periodic && x == nx && r < ny) {
+        cx = 0; /* the + neighbour of the row's last site, wrapped: its first site only */
+        lanes = 1u;
+    }
+    uint4 v = lanes ? in[(cx + third + (size_t)r * nx) / 4] : make_uint4(0, 0, 0, 0);
+    if (lanes == 1u)
+        v.y = v.z = v.w = 0;
+    bool apron_ok = false;
+    uint32_t av = 0;
+    int apron_w = -1;
+    if (threadIdx.x < 2 * TX::TH) {
+        int side = threadIdx.x / TX::TH, row = threadIdx.x % TX::TH;
+        int ac = side ? TX::TW : -1;
+        apron_ok = row < ny;
+        if (ac < 0 || ac >= nx) {
+            apron_ok = apron_ok && a.periodic && ac <= nx;
+            ac = ac < 0 ? nx - 1 : 0;
+        }
+        av = apron_ok ? ((const uint32_t *)in)[ac + third + (size_t)row * nx] : 0u;
+        apron_w = row * TX::WW + (side ? TX::LAST : TX::FIRST);
+    }
+    if (threadIdx.x == 0)
+        noccupied = nbusy = ynoccupied = ynbusy = 0;
+    __syncthreads();
+    int w0 = r * TX::WW + TX::X0 + 4 * qu;
+    xwin4[w0 / 4] = v;
+    wtype4[w0 / 4] = quad_types(v, lanes);
+    append_sites<4>(occupied, &noccupied, quad_occupied(v), w0, 1);
+    if (threadIdx.x < 2 * TX::TH) { /* whole warps: the aprons */
+        xwin[apron_w] = av;
+        wtype[apron_w] = apron_ok ? av >> 28 : RD_OUTSIDE;
+        append_sites<1>(occupied, &noccupied, (av & 0x0fffffffu) != 0, apron_w, 1);
+    }
+    __syncthreads();
+    uint32_t before = xwin[w0 - 1], after = xwin[w0 + 4];
+    uint4 near = make_uint4(before | v.x | v.y, v.x | v.y | v.z, v.y | v.z | v.w, v.z | v.w | after);
+    ywin4[(r + 1) * QW + qu] = v;
+    append_sites<4>(busy, &nbusy, own ? quad_occupied(near) : 0u, w0, 1);
+    decide_moves<packed32, TX>(a, occupied, noccupied, xwin, wtype, mask, 0, 0, plane_lo);
+    __syncthreads();
+    gather_listed<packed32, TX, false>(
+        a, busy, nbusy, xwin, wtype, mask, 0, 0, plane_lo, false, nullptr, nullptr,
+        [&](int w) { return ywin + (w / TX::WW + 1) * TY::WW + w % TX::WW - TX::X0; });
+    __syncthreads();
+
+    /* the y-sweep: its window is ywin, whose outside sites and aprons are set here as
+     * sweep_quads<1> loads them (row ny + 1 and the aprons wrapped from rows 1 and ny when the
+     * edges are periodic). Each position written here is read by no other thread before the
+     * barrier. */
+    bool wrapped = a.periodic && r == ny && x < nx; /* the row after the last: row 0's copy */
+    unsigned ylanes = own || wrapped ? 0xfu : 0u;
+    uint4 q = own ? ywin4[(r + 1) * QW + qu] : wrapped ? ywin4[QW + qu] : make_uint4(0, 0, 0, 0);
+    int yw0 = (r + 1) * TY::WW + 4 * qu;
+    ywin4[yw0 / 4] = q;
+    wtype4[yw0 / 4] = quad_types(q, ylanes);
+    append_sites<4>(occupied, &ynoccupied, quad_occupied(q), yw0, 1);
+    if (threadIdx.x < 32) { /* warp 0: the apron rows 0 and XY_SIDE + 1, a quad a thread */
+        int side = threadIdx.x / QW, ac = side ? TY::TH : -1;
+        bool ok = x < nx;
+        if (ac < 0 || ac >= ny) {
+            ok = ok && a.periodic && ac <= ny;
+            ac = ac < 0 ? ny - 1 : 0;
+        }
+        uint4 aq = ok ? ywin4[(ac + 1) * QW + qu] : make_uint4(0, 0, 0, 0);
+        int aw = (side ? TY::WH - 1 : 0) * TY::WW + 4 * qu;
+        ywin4[aw / 4] = aq;
+        wtype4[aw / 4] = quad_types(aq, ok ? 0xfu : 0u);
+        append_sites<4>(occupied, &ynoccupied, quad_occupied(aq), aw, 1);
+    }
+    __syncthreads();
+    uint4 above = ywin4[yw0 / 4 - QW], below = ywin4[yw0 / 4 + QW];
+    near = make_uint4(q.x | above.x | below.x, q.y | above.y | below.y, q.z | above.z | below.z,
+                      q.w | above.w | below.w);
+    xwin4[r * QW + qu] = q;
+    append_sites<4>(busy, &ynbusy, own ? quad_occupied(near) : 0u, yw0, 1);
+    decide_moves<packed32, TY>(a, occupied, ynoccupied, ywin, wtype, mask, 0, 0, plane_lo);
+    __syncthreads();
+    gather_listed<packed32, TY, false>(a, busy, ynbusy, ywin, wtype, mask, 0, 0, plane_lo, false,
+                                       nullptr, nullptr, [&](int w) { return xwin + w - TY::WW; });
+    __syncthreads();
+    if (own)
+        out[(x + third + (size_t)r * nx) / 4] = xwin4[r * QW + qu];
+}
+
 /* Up to two runs of buffer sites: the first `blocks0` blocks do run 0, the others run 1. */
 typedef struct site_runs {
     size_t first[2], n[2];
@@ -843,7 +973,7 @@ int rd_graph_step_done(cudaGraphConditionalHandle loop, long long *step, const l
                        const unsigned int *overflow_count, int chained, cudaStream_t st)
 {
     SB_LAUNCH_OK(
-        launch_kernel(step_done, dim3(1), 1, chained, st, loop, step, stop, overflow_count),
+        launch_kernel(step_done, dim3(1), 1, 0, chained, st, loop, step, stop, overflow_count),
         "step_done");
     return 0;
 }
@@ -881,7 +1011,7 @@ template <class F, int AXIS, bool REACT> struct quad_sweep<F, AXIS, REACT, true>
     {
         if (a->nx % 4 != 0 || ((uintptr_t)in | (uintptr_t)out) % 16 != 0)
             return false;
-        *e = launch_kernel(sweep_quads<AXIS, REACT>, grid, BLOCK, a->chained, st,
+        *e = launch_kernel(sweep_quads<AXIS, REACT>, grid, BLOCK, 0, a->chained, st,
                            (const uint4 *)in, (uint4 *)out, *a, plane_lo, t, fired);
         return true;
     }
@@ -893,6 +1023,28 @@ template <class F, int AXIS, bool REACT> struct quad_sweep<F, AXIS, REACT, true>
     }
 };
 
+/* Whether the current device gives a block sweep_xy's shared memory: 1, 0, or -1 with
+ * sb_error(). */
+static int xy_fits(void)
+{
+    int dev, optin;
+    cudaFuncAttributes attr;
+    SB_CUDA(cudaGetDevice(&dev));
+    SB_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    SB_CUDA(cudaFuncGetAttributes(&attr, sweep_xy));
+    return attr.sharedSizeBytes + XY_SHARED <= (size_t)optin;
+}
+
+/* Loads sweep_xy and lets it have its shared memory, where the device has that much. */
+static int xy_load(void)
+{
+    int fits = xy_fits();
+    if (fits > 0)
+        SB_CUDA(cudaFuncSetAttribute(sweep_xy, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)XY_SHARED));
+    return fits < 0 ? -1 : 0;
+}
+
 template <class F> static int load(void)
 {
     cudaFuncAttributes attr;
@@ -903,6 +1055,8 @@ template <class F> static int load(void)
     SB_CUDA(cudaFuncGetAttributes(&attr, react<F>));
     if (quad_sweep<F, 0, false>::load() || quad_sweep<F, 1, false>::load() ||
         quad_sweep<F, 2, false>::load() || quad_sweep<F, 2, true>::load())
+        return -1;
+    if (F::QUADS && xy_load() != 0)
         return -1;
     SB_CUDA(cudaFuncGetAttributes(&attr, count_planes<F>));
     SB_CUDA(cudaFuncGetAttributes(&attr, step_done));
@@ -925,7 +1079,7 @@ static int launch_sweep(const void *in, void *out, const rd_step *a, int second,
     dim3 grid = sweep_grid<AXIS>(a, second, third);
     cudaError_t e;
     if (!quad_sweep<F, AXIS, REACT>::launch(grid, in, out, a, plane_lo, st, t, fired, &e))
-        e = launch_kernel(sweep<F, AXIS, REACT>, grid, BLOCK, a->chained, st,
+        e = launch_kernel(sweep<F, AXIS, REACT>, grid, BLOCK, 0, a->chained, st,
                           (const typename F::site_t *)in, (typename F::site_t *)out, *a,
                           plane_lo, t, fired);
     SB_LAUNCH_OK(e, REACT       ? "sweep<z>+react"
@@ -948,6 +1102,24 @@ int rd_sweep_planes(rd_site_format f, int axis, const void *in, void *out, const
 {
     return f == RD_PACKED32 ? sweep_planes<packed32>(axis, in, out, a, lo, hi, st)
                             : sweep_planes<byte16>(axis, in, out, a, lo, hi, st);
+}
+
+int rd_sweep_xy(rd_site_format f, const void *in, void *mid, void *out, const rd_step *a, int lo,
+                int hi, cudaStream_t st)
+{
+    int fits = 0;
+    if (f == RD_PACKED32 && a->nx <= XY_SIDE && a->ny <= XY_SIDE && a->nx % 4 == 0 &&
+        ((uintptr_t)in | (uintptr_t)out) % 16 == 0 && (fits = xy_fits()) < 0)
+        return -1;
+    if (!fits)
+        return rd_sweep_planes(f, 0, in, mid, a, lo, hi, st) ||
+               rd_sweep_planes(f, 1, mid, out, a, lo, hi, st);
+    if (hi <= lo)
+        return 0;
+    SB_LAUNCH_OK(launch_kernel(sweep_xy, dim3(1, 1, hi - lo), XY_THREADS, XY_SHARED, a->chained,
+                               st, (const uint4 *)in, (uint4 *)out, *a, lo),
+                 "sweep<xy>");
+    return 0;
 }
 
 int rd_sweep_z(rd_site_format f, const void *in, void *out, const rd_step *a, cudaStream_t st)
@@ -981,7 +1153,7 @@ static int launch_react(void *lattice, const rd_step *a, const int *lo, const in
     runs.blocks0 = blocks[0];
     if (blocks[0] + blocks[1] == 0)
         return 0;
-    cudaError_t e = launch_kernel(react<F>, dim3(blocks[0] + blocks[1]), BLOCK, a->chained, st,
+    cudaError_t e = launch_kernel(react<F>, dim3(blocks[0] + blocks[1]), BLOCK, 0, a->chained, st,
                                   (typename F::site_t *)lattice, runs, t, *a, fired);
     SB_LAUNCH_OK(e, "react");
     return 0;

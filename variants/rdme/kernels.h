@@ -69,6 +69,12 @@ int rd_kernels_load(rd_site_format f);
  * entries are pushed for the slab's own sites only: a halo site's belong to its owner. */
 int rd_sweep_planes(rd_site_format f, int axis, const void *in, void *out, const rd_step *a,
                     int lo, int hi, cudaStream_t st);
+/* The x- and then the y-sweep of buffer planes lo .. hi - 1, from in to out: in one kernel where
+ * a block holds a whole plane (packed32, planes of at most 64 x 64 sites in rows of whole quads,
+ * 16-byte aligned buffers, and the shared memory on the current device: stage gpu-fused on the
+ * Min system), elsewhere as rd_sweep_planes x from in to mid, then y from mid to out. */
+int rd_sweep_xy(rd_site_format f, const void *in, void *mid, void *out, const rd_step *a, int lo,
+                int hi, cudaStream_t st);
 /* The z-sweep of the slab's own planes (reading the halos). */
 int rd_sweep_z(rd_site_format f, const void *in, void *out, const rd_step *a, cudaStream_t st);
 /* The z-sweep and then, as each site is written, its reactions (stage gpu-fused): the result of

@@ -713,8 +713,9 @@ static int capture_graphs(worker *w)
         if (rd_chain_if_one_wave(f, &a, w->dev) != 0 ||
             sb_graph_loop_begin(&w->loop, st, cudaStreamCaptureModeThreadLocal) != 0)
             return -1;
-        int rc = rd_sweep_planes(f, 0, A, B, &a, lo, hi, st) ||
-                 rd_sweep_planes(f, 1, B, C, &a, lo, hi, st) ||
+        int rc = (t->stage.fused ? rd_sweep_xy(f, A, B, C, &a, lo, hi, st)
+                                 : rd_sweep_planes(f, 0, A, B, &a, lo, hi, st) ||
+                                       rd_sweep_planes(f, 1, B, C, &a, lo, hi, st)) ||
                  (t->stage.fused ? rd_sweep_z_react(f, C, A, &a, r, w->d_fired, st)
                                  : rd_sweep_z(f, C, A, &a, st) ||
                                        rd_react(f, A, &a, own_lo, own_hi, r, w->d_fired, st)) ||
