@@ -45,6 +45,13 @@ static __device__ inline void await_previous_kernel(void)
 #endif
 }
 
+/* Whether this step runs: not once the loop ended on an earlier step of the graph body
+ * (rd_step.active). Every thread of a block reads it, before the block's first barrier. */
+static __device__ inline bool step_skipped(const int *active)
+{
+    return active && !*active;
+}
+
 /* Launches kernel k with `shared` bytes of dynamic shared memory, chained or not (above). */
 template <class... P, class... A>
 static cudaError_t launch_kernel(void (*k)(P...), dim3 grid, int threads, size_t shared,
@@ -506,6 +513,8 @@ __global__ void __launch_bounds__(BLOCK, REACT ? F::FUSED_BLOCKS_PER_SM : F::SWE
         apron_w = AXIS == 0 ? along * T::WW + (side ? T::WW - 1 : 0)
                             : (side ? T::WH - 1 : 0) * T::WW + along;
     }
+    if (step_skipped(a.active))
+        return;
     if (threadIdx.x == 0)
         noccupied = nbusy = nreacting = nfired = 0;
     __syncthreads();
@@ -658,6 +667,8 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
         apron_w = AXIS == 0 ? along * T::WW + (side ? T::LAST : T::FIRST)
                             : (side ? T::WH - 1 : 0) * T::WW + 4 * along;
     }
+    if (step_skipped(a.active))
+        return;
     if (threadIdx.x == 0)
         noccupied = nbusy = nreacting = nfired = 0;
     __syncthreads();
@@ -769,6 +780,8 @@ __global__ void __launch_bounds__(XY_THREADS, 2)
         av = apron_ok ? ((const uint32_t *)in)[ac + third + (size_t)row * nx] : 0u;
         apron_w = row * TX::WW + (side ? TX::LAST : TX::FIRST);
     }
+    if (step_skipped(a.active))
+        return;
     if (threadIdx.x == 0)
         noccupied = nbusy = ynoccupied = ynbusy = 0;
     __syncthreads();
@@ -862,6 +875,8 @@ __global__ void __launch_bounds__(BLOCK, 6)
         size_t i = base + k * BLOCK + threadIdx.x;
         v[k] = i < end ? lattice[i] : F::empty();
     }
+    if (step_skipped(a.active))
+        return;
     if (threadIdx.x == 0)
         nactive = nfired = 0;
     __syncthreads();
@@ -915,12 +930,23 @@ __global__ void count_planes(const typename F::site_t *__restrict__ lattice, rd_
 }
 
 __global__ void step_done(cudaGraphConditionalHandle loop, long long *step, const long long *stop,
-                          const unsigned int *overflow_count)
+                          const unsigned int *overflow_count, int *active, int last)
 {
     await_previous_kernel();
+    if (step_skipped(active)) { /* the loop ended on an earlier step of this body */
+        if (last) {
+            *active = 1;
+            sb_graph_loop_continue(loop, 0);
+        }
+        return;
+    }
     long long s = *step + 1;
     *step = s;
-    sb_graph_loop_continue(loop, *overflow_count == 0 && s < *stop);
+    unsigned go_on = *overflow_count == 0 && s < *stop;
+    if (last)
+        sb_graph_loop_continue(loop, go_on);
+    else
+        *active = (int)go_on;
 }
 
 __global__ void step_advance(long long *step)
@@ -970,11 +996,12 @@ int rd_chain_if_one_wave(rd_site_format f, rd_step *a, int dev)
 }
 
 int rd_graph_step_done(cudaGraphConditionalHandle loop, long long *step, const long long *stop,
-                       const unsigned int *overflow_count, int chained, cudaStream_t st)
+                       const unsigned int *overflow_count, int *active, int last, int chained,
+                       cudaStream_t st)
 {
-    SB_LAUNCH_OK(
-        launch_kernel(step_done, dim3(1), 1, 0, chained, st, loop, step, stop, overflow_count),
-        "step_done");
+    SB_LAUNCH_OK(launch_kernel(step_done, dim3(1), 1, 0, chained, st, loop, step, stop,
+                               overflow_count, active, last),
+                 "step_done");
     return 0;
 }
 

@@ -43,6 +43,7 @@
 
 #define RD_INSTRUMENTED_STEPS 1000 /* steps of the first run whose work is timed by events */
 #define RD_MGPU_MAX_RUNS 4096
+#define RD_GRAPH_STEPS_CHAINED 4 /* steps a body of the one-GPU graph loop where they are chained */
 #define SB_NCCL(call)                                                                              \
     do {                                                                                           \
         ncclResult_t r_ = (call);                                                                  \
@@ -98,6 +99,7 @@ typedef struct worker {
     cudaGraph_t graph[2];
     cudaGraphExec_t exec[2];
     long long *d_step, *h_step, *d_stop, *h_stop; /* the step count the kernels read; the loop's end */
+    int *d_active;     /* one GPU: whether the loop still runs, within a body of several steps */
     sb_sm_limit limit; /* handicap=: the compute stream on part of the SMs */
     sb_transfers xfer;
     double busy;       /* seconds this batch of the GPU's own work (events around it) */
@@ -125,6 +127,7 @@ struct rd_mgpu {
     void *send[2];       /* mpi without CUDA-aware transfers: pinned edge planes */
     double seconds[RD_MAX_SLABS]; /* batch-averaged step time per GPU */
     long long balance_steps;
+    int graph_steps;     /* steps in the body of the one-GPU graph loop (0: the default) */
     double balance_threshold;
     int moved;
     /* the run */
@@ -395,7 +398,7 @@ static rd_step step_of(const worker *w, long long step)
 {
     const rd_model *m = w->team->m;
     rd_step a = {m->seed, step, m->nx, m->ny, m->nz, m->periodic, w->slab,
-                 w->d_threshold, w->d_types, w->sink, NULL, 0};
+                 w->d_threshold, w->d_types, w->sink, NULL, 0, NULL};
     size_t plane = (size_t)m->nx * m->ny;
     a.sink.first = (size_t)w->slab.z0 * plane; /* own planes only */
     a.sink.end = a.sink.first + (size_t)w->slab.planes * plane;
@@ -713,14 +716,21 @@ static int capture_graphs(worker *w)
         if (rd_chain_if_one_wave(f, &a, w->dev) != 0 ||
             sb_graph_loop_begin(&w->loop, st, cudaStreamCaptureModeThreadLocal) != 0)
             return -1;
-        int rc = (t->stage.fused ? rd_sweep_xy(f, A, B, C, &a, lo, hi, st)
+        /* where the step's kernels are chained, the body's first kernel is not (nothing runs
+         * before it in the body): several steps a body pay that launch once */
+        int steps = t->graph_steps ? t->graph_steps : a.chained ? RD_GRAPH_STEPS_CHAINED : 1;
+        a.active = steps > 1 ? w->d_active : NULL;
+        int rc = 0;
+        for (int k = 0; k < steps && rc == 0; k++)
+            rc = (t->stage.fused ? rd_sweep_xy(f, A, B, C, &a, lo, hi, st)
                                  : rd_sweep_planes(f, 0, A, B, &a, lo, hi, st) ||
                                        rd_sweep_planes(f, 1, B, C, &a, lo, hi, st)) ||
                  (t->stage.fused ? rd_sweep_z_react(f, C, A, &a, r, w->d_fired, st)
                                  : rd_sweep_z(f, C, A, &a, st) ||
                                        rd_react(f, A, &a, own_lo, own_hi, r, w->d_fired, st)) ||
                  rd_graph_step_done(w->loop.handle, w->d_step, w->d_stop, w->sink.count,
-                                    a.chained, st);
+                                    steps > 1 ? w->d_active : NULL, k == steps - 1, a.chained,
+                                    st);
         return sb_graph_loop_end(&w->loop, st, rc);
     }
     /* Captures go on to their end after an error (the first is kept), so that no stream is
@@ -1093,11 +1103,15 @@ static int open_worker(rd_mgpu *t, worker *w)
     if (t->stage.graph &&
         ((rc = sb_dev_alloc(&env->mem, dev, &w->d_lat[2], buffer_bytes, "slab")) ||
          (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_step, sizeof *w->d_step, "step")) ||
-         (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_stop, sizeof *w->d_stop, "last step"))))
+         (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_stop, sizeof *w->d_stop, "last step")) ||
+         (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_active, sizeof *w->d_active,
+                            "loop flag"))))
         return rc;
     if (t->stage.graph) {
+        static const int running = 1;
         SB_CUDA(cudaMallocHost((void **)&w->h_step, sizeof *w->h_step));
         SB_CUDA(cudaMallocHost((void **)&w->h_stop, sizeof *w->h_stop));
+        SB_CUDA(cudaMemcpy(w->d_active, &running, sizeof running, cudaMemcpyHostToDevice));
     }
     if (m->format == RD_BYTE16 &&
         (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_types,
@@ -1245,6 +1259,7 @@ int rd_mgpu_setup(sb_env *env, const void *model, void **state, const rd_mgpu_st
     if (t->balance_steps < 1)
         t->balance_steps = 1;
     t->balance_threshold = sb_param_num(env->params, "balance_threshold");
+    t->graph_steps = param_int(env, "graph_steps");
     t->split.name = "split_plane";
     t->split.x_name = "simulated_seconds";
     t->bar.n = t->nslabs;
