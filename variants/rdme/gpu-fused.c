@@ -1,7 +1,9 @@
 /* Stage 10 (beyond the paper): stage 9's device-side loop over steps on one GPU, with the
  * z-sweep and the reactions in one kernel: each z-sweep thread applies a site's reaction as it
  * writes the site, so a step passes over the lattice three times instead of four (24 B a site
- * instead of the 32 B floor of the paper's four passes) and launches one kernel less. */
+ * instead of the 32 B floor of the paper's four passes) and launches one kernel less. Where a
+ * whole plane fits a block's shared memory (packed32, up to 64 x 64 sites: the Min system), the
+ * x- and y-sweeps of a plane are one kernel too (rd_sweep_xy): two kernels a step. */
 #include "mgpu.h"
 #include "table.h"
 

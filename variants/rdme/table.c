@@ -44,6 +44,7 @@ const sb_variant rd_variants[RD_NVARIANTS] = {
      "beyond the paper", MGPU | SB_NEEDS_GRAPH_LOOP, &rd_gpu_graph_ops, SB_KERNEL_LEVEL},
     {"gpu-fused", 10,
      "gpu-graph's device-side step loop on one GPU, the reactions applied by the z-sweep as it "
-     "writes each site: three passes over the lattice a step instead of four",
+     "writes each site (three passes over the lattice a step instead of four), and the x- and "
+     "y-sweeps of a plane in one kernel where a plane fits a block (up to 64 x 64 sites)",
      "beyond the paper", SB_NEEDS_GPU | SB_NEEDS_GRAPH_LOOP, &rd_gpu_fused_ops, SB_KERNEL_LEVEL},
 };
