@@ -52,48 +52,6 @@ static __device__ inline bool step_skipped(const int *active)
     return active && !*active;
 }
 
-/* The end of a step in a graph loop's body, by one thread once the step's work is done and
- * visible: unless the loop ended on an earlier step of the body, advances the step count and
- * decides whether the loop goes on (nothing overflowed, the count below *stop); the body's last
- * step tells the loop, another the body's next step (*active). */
-static __device__ void finish_step(cudaGraphConditionalHandle loop, long long *step,
-                                   const long long *stop, const unsigned int *overflow_count,
-                                   int *active, int last)
-{
-    if (step_skipped(active)) {
-        if (last) {
-            *active = 1;
-            sb_graph_loop_continue(loop, 0);
-        }
-        return;
-    }
-    long long s = *step + 1;
-    *step = s;
-    unsigned go_on = *(const volatile unsigned int *)overflow_count == 0 && s < *stop;
-    if (last)
-        sb_graph_loop_continue(loop, go_on);
-    else
-        *active = (int)go_on;
-}
-
-/* The step's end where its last kernel does it (a.end.step set): every thread of every block
- * calls this when the block's work is done; the block that finishes last finishes the step. */
-static __device__ void end_step(const rd_step &a)
-{
-    if (!a.end.step)
-        return;
-    __syncthreads();
-    if (threadIdx.x != 0)
-        return;
-    __threadfence(); /* the block's lattice writes and overflow entries before its arrival */
-    unsigned blocks = gridDim.x * gridDim.y * gridDim.z;
-    if (atomicAdd(a.end.arrived, 1u) != blocks - 1)
-        return;
-    __threadfence();
-    *a.end.arrived = 0;
-    finish_step(a.end.loop, a.end.step, a.end.stop, a.sink.count, a.end.active, a.end.last);
-}
-
 /* Launches kernel k with `shared` bytes of dynamic shared memory, chained or not (above). */
 template <class... P, class... A>
 static cudaError_t launch_kernel(void (*k)(P...), dim3 grid, int threads, size_t shared,
@@ -555,11 +513,8 @@ __global__ void __launch_bounds__(BLOCK, REACT ? F::FUSED_BLOCKS_PER_SM : F::SWE
         apron_w = AXIS == 0 ? along * T::WW + (side ? T::WW - 1 : 0)
                             : (side ? T::WH - 1 : 0) * T::WW + along;
     }
-    if (step_skipped(a.active)) {
-        if (REACT)
-            end_step(a);
+    if (step_skipped(a.active))
         return;
-    }
     if (threadIdx.x == 0)
         noccupied = nbusy = nreacting = nfired = 0;
     __syncthreads();
@@ -627,7 +582,6 @@ __global__ void __launch_bounds__(BLOCK, REACT ? F::FUSED_BLOCKS_PER_SM : F::SWE
     __syncthreads(); /* the z-sweep's reactions, from the sites just written (L1) */
     react_listed<F, T>(a, reactions, occupied, nreacting, wtype, x0, v0, plane_lo, &nfired, fired,
                        site_at);
-    end_step(a);
 }
 
 /* A sweep of sweep<packed32, AXIS, REACT> (the same tiles, lists, draws and gathers, so the same
@@ -713,11 +667,8 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
         apron_w = AXIS == 0 ? along * T::WW + (side ? T::LAST : T::FIRST)
                             : (side ? T::WH - 1 : 0) * T::WW + 4 * along;
     }
-    if (step_skipped(a.active)) {
-        if (REACT)
-            end_step(a);
+    if (step_skipped(a.active))
         return;
-    }
     if (threadIdx.x == 0)
         noccupied = nbusy = nreacting = nfired = 0;
     __syncthreads();
@@ -764,8 +715,6 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
                                   &nfired, fired, site_at);
     if (own)
         out[(x + third + (size_t)(v0 + r) * vstride) / 4] = outs4[r * QW + qu];
-    if (REACT)
-        end_step(a);
 }
 
 /* The x- and then the y-sweep of whole planes of packed32 sites, one block of XY_THREADS per plane
@@ -984,7 +933,20 @@ __global__ void step_done(cudaGraphConditionalHandle loop, long long *step, cons
                           const unsigned int *overflow_count, int *active, int last)
 {
     await_previous_kernel();
-    finish_step(loop, step, stop, overflow_count, active, last);
+    if (step_skipped(active)) { /* the loop ended on an earlier step of this body */
+        if (last) {
+            *active = 1;
+            sb_graph_loop_continue(loop, 0);
+        }
+        return;
+    }
+    long long s = *step + 1;
+    *step = s;
+    unsigned go_on = *overflow_count == 0 && s < *stop;
+    if (last)
+        sb_graph_loop_continue(loop, go_on);
+    else
+        *active = (int)go_on;
 }
 
 __global__ void step_advance(long long *step)

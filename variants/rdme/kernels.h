@@ -31,18 +31,6 @@ typedef struct rd_slab {
     int z0, planes, halo;
 } rd_slab;
 
-/* The end of a step done by the step's last kernel instead of a kernel of its own (stage
- * gpu-fused's graph loop: rd_sweep_z_react): once every block of it is done, the last block does
- * what rd_graph_step_done's kernel does. step NULL: not here. */
-typedef struct rd_step_end {
-    cudaGraphConditionalHandle loop;
-    long long *step;
-    const long long *stop;
-    int *active;            /* as rd_graph_step_done's; NULL for a body of one step */
-    unsigned int *arrived;  /* blocks done; the last one sets it to 0 again */
-    int last;               /* the body's last step */
-} rd_step_end;
-
 /* What every kernel needs to know of a step. types: byte16 only, laid out like the buffer.
  * step_at: when set, the kernels read the step from there (device memory) instead of `step`, so
  * that one captured CUDA graph serves every step. */
@@ -62,7 +50,6 @@ typedef struct rd_step {
     /* a graph body of several steps (rd_graph_step_done): once *active is 0, the loop ended on an
      * earlier step of the body and the kernels of the steps after it do nothing */
     const int *active;
-    rd_step_end end;
 } rd_step;
 
 #ifdef __cplusplus
