@@ -45,11 +45,12 @@ static __device__ inline void await_previous_kernel(void)
 #endif
 }
 
-/* Whether this step runs: not once the loop ended on an earlier step of the graph body
- * (rd_step.active). Every thread of a block reads it, before the block's first barrier. */
-static __device__ inline bool step_skipped(const int *active)
+/* Whether this step is skipped: the loop ended on an earlier step of the graph body
+ * (rd_step.overflowed_in). Every thread of a block reads it, before the block's first barrier. */
+static __device__ inline bool step_skipped(const rd_step &a)
 {
-    return active && !*active;
+    return a.overflowed_in && (*a.step_at + a.body_step >= *a.stop ||
+                               (*a.overflowed_in & ((1ull << a.body_step) - 1)) != 0);
 }
 
 /* Launches kernel k with `shared` bytes of dynamic shared memory, chained or not (above). */
@@ -192,6 +193,8 @@ __device__ void overflow_push(const rd_step &a, int pass, size_t site, int rank,
     unsigned int i = atomicAdd(a.sink.count, 1u);
     if (i < a.sink.capacity)
         a.sink.entries[i] = RD_OVF_ENTRY(pass, site, rank, sp);
+    if (a.overflowed_in)
+        atomicOr(a.overflowed_in, 1ull << a.body_step);
 }
 
 /* A site's new content, built slot by slot; what does not fit overflows. */
@@ -221,7 +224,7 @@ template <class F> struct gather {
  * registers (as do the block's plane and index offset, computed late for the same reason). */
 __device__ __forceinline__ long long step_of(const rd_step &a)
 {
-    return a.step_at ? *a.step_at : a.step;
+    return a.step_at ? *a.step_at + a.body_step : a.step;
 }
 
 /* Moves of the particles of one site: bit k = slot k moves -, bit 16 + k = moves +. */
@@ -513,7 +516,7 @@ __global__ void __launch_bounds__(BLOCK, REACT ? F::FUSED_BLOCKS_PER_SM : F::SWE
         apron_w = AXIS == 0 ? along * T::WW + (side ? T::WW - 1 : 0)
                             : (side ? T::WH - 1 : 0) * T::WW + along;
     }
-    if (step_skipped(a.active))
+    if (step_skipped(a))
         return;
     if (threadIdx.x == 0)
         noccupied = nbusy = nreacting = nfired = 0;
@@ -667,7 +670,7 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
         apron_w = AXIS == 0 ? along * T::WW + (side ? T::LAST : T::FIRST)
                             : (side ? T::WH - 1 : 0) * T::WW + 4 * along;
     }
-    if (step_skipped(a.active))
+    if (step_skipped(a))
         return;
     if (threadIdx.x == 0)
         noccupied = nbusy = nreacting = nfired = 0;
@@ -780,7 +783,7 @@ __global__ void __launch_bounds__(XY_THREADS, 2)
         av = apron_ok ? ((const uint32_t *)in)[ac + third + (size_t)row * nx] : 0u;
         apron_w = row * TX::WW + (side ? TX::LAST : TX::FIRST);
     }
-    if (step_skipped(a.active))
+    if (step_skipped(a))
         return;
     if (threadIdx.x == 0)
         noccupied = nbusy = ynoccupied = ynbusy = 0;
@@ -875,7 +878,7 @@ __global__ void __launch_bounds__(BLOCK, 6)
         size_t i = base + k * BLOCK + threadIdx.x;
         v[k] = i < end ? lattice[i] : F::empty();
     }
-    if (step_skipped(a.active))
+    if (step_skipped(a))
         return;
     if (threadIdx.x == 0)
         nactive = nfired = 0;
@@ -929,24 +932,22 @@ __global__ void count_planes(const typename F::site_t *__restrict__ lattice, rd_
             atomicAdd(&row[sp], tally[sp]);
 }
 
+/* The end of a graph body of `steps` steps: step k ran unless the count had reached *stop or an
+ * earlier step overflowed (step_skipped). */
 __global__ void step_done(cudaGraphConditionalHandle loop, long long *step, const long long *stop,
-                          const unsigned int *overflow_count, int *active, int last)
+                          const unsigned int *overflow_count, unsigned long long *overflowed_in,
+                          int steps)
 {
     await_previous_kernel();
-    if (step_skipped(active)) { /* the loop ended on an earlier step of this body */
-        if (last) {
-            *active = 1;
-            sb_graph_loop_continue(loop, 0);
-        }
-        return;
-    }
-    long long s = *step + 1;
-    *step = s;
-    unsigned go_on = *overflow_count == 0 && s < *stop;
-    if (last)
-        sb_graph_loop_continue(loop, go_on);
-    else
-        *active = (int)go_on;
+    long long base = *step, end = *stop;
+    unsigned long long overflowed = overflowed_in ? *overflowed_in : 0;
+    int ran = 0;
+    while (ran < steps && base + ran < end && (overflowed & ((1ull << ran) - 1)) == 0)
+        ran++;
+    *step = base + ran;
+    if (overflowed)
+        *overflowed_in = 0;
+    sb_graph_loop_continue(loop, *overflow_count == 0 && base + ran < end);
 }
 
 __global__ void step_advance(long long *step)
@@ -996,11 +997,11 @@ int rd_chain_if_one_wave(rd_site_format f, rd_step *a, int dev)
 }
 
 int rd_graph_step_done(cudaGraphConditionalHandle loop, long long *step, const long long *stop,
-                       const unsigned int *overflow_count, int *active, int last, int chained,
-                       cudaStream_t st)
+                       const unsigned int *overflow_count, unsigned long long *overflowed_in,
+                       int steps, int chained, cudaStream_t st)
 {
     SB_LAUNCH_OK(launch_kernel(step_done, dim3(1), 1, 0, chained, st, loop, step, stop,
-                               overflow_count, active, last),
+                               overflow_count, overflowed_in, steps),
                  "step_done");
     return 0;
 }

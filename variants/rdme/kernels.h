@@ -47,9 +47,13 @@ typedef struct rd_step {
      * rd_chain_if_one_wave says so): each may be resident before the one before it ends, and
      * waits for it before its first read (await_previous_kernel in kernels.cu) */
     int chained;
-    /* a graph body of several steps (rd_graph_step_done): once *active is 0, the loop ended on an
-     * earlier step of the body and the kernels of the steps after it do nothing */
-    const int *active;
+    /* a graph body of several steps (rd_graph_step_done): its kernels draw for step
+     * *step_at + body_step, and do nothing once the loop has ended on an earlier step of the
+     * body: the count reached *stop, or particles overflowed in an earlier step (bit k of
+     * *overflowed_in: in step k of the body, set as they are pushed). NULL: one step a body. */
+    int body_step;
+    unsigned long long *overflowed_in;
+    const long long *stop;
 } rd_step;
 
 #ifdef __cplusplus
@@ -97,14 +101,13 @@ int rd_react_edges(rd_site_format f, void *lattice, const rd_step *a,
  * there is little to hide: chained, the red blood cell's gpu-graph step was 1 % slower on an
  * H200. 0, or -1 with sb_error(). */
 int rd_chain_if_one_wave(rd_site_format f, rd_step *a, int dev);
-/* CUDA graphs (stage gpu-graph). Ends a step in the body of a graph's while-loop: advances the
- * step count in device memory and keeps looping while nothing overflowed and the count is below
- * *stop. With a body of several steps (active set: the rd_step.active of its kernels, 1 when the
- * loop is launched), a step that is not the body's last says whether the next runs through
- * *active, and the last hands the loop its answer and sets *active to 1 again. */
+/* CUDA graphs (stage gpu-graph). Ends the body of a graph's while-loop, of `steps` steps:
+ * advances the step count in device memory by the steps that ran and keeps looping while nothing
+ * overflowed and the count is below *stop. overflowed_in: the body's rd_step.overflowed_in
+ * (several steps; set to 0 again here), or NULL for one step. */
 int rd_graph_step_done(cudaGraphConditionalHandle loop, long long *step, const long long *stop,
-                       const unsigned int *overflow_count, int *active, int last, int chained,
-                       cudaStream_t st);
+                       const unsigned int *overflow_count, unsigned long long *overflowed_in,
+                       int steps, int chained, cudaStream_t st);
 /* Ends a step of a graph launched once per step: advances the step count. */
 int rd_graph_step_advance(long long *step, cudaStream_t st);
 /* Adds the species counts of the slab's own planes to rows z0 .. of planes (nz x (nspecies+1)). */

@@ -99,7 +99,7 @@ typedef struct worker {
     cudaGraph_t graph[2];
     cudaGraphExec_t exec[2];
     long long *d_step, *h_step, *d_stop, *h_stop; /* the step count the kernels read; the loop's end */
-    int *d_active;     /* one GPU: whether the loop still runs, within a body of several steps */
+    unsigned long long *d_overflowed_in; /* one GPU: the body's steps that overflowed, a bit each */
     sb_sm_limit limit; /* handicap=: the compute stream on part of the SMs */
     sb_transfers xfer;
     double busy;       /* seconds this batch of the GPU's own work (events around it) */
@@ -398,7 +398,7 @@ static rd_step step_of(const worker *w, long long step)
 {
     const rd_model *m = w->team->m;
     rd_step a = {m->seed, step, m->nx, m->ny, m->nz, m->periodic, w->slab,
-                 w->d_threshold, w->d_types, w->sink, NULL, 0, NULL};
+                 w->d_threshold, w->d_types, w->sink, NULL, 0, 0, NULL, NULL};
     size_t plane = (size_t)m->nx * m->ny;
     a.sink.first = (size_t)w->slab.z0 * plane; /* own planes only */
     a.sink.end = a.sink.first + (size_t)w->slab.planes * plane;
@@ -717,20 +717,21 @@ static int capture_graphs(worker *w)
             sb_graph_loop_begin(&w->loop, st, cudaStreamCaptureModeThreadLocal) != 0)
             return -1;
         /* where the step's kernels are chained, the body's first kernel is not (nothing runs
-         * before it in the body): several steps a body pay that launch once */
+         * before it in the body): several steps a body pay that launch, and step_done, once */
         int steps = t->graph_steps ? t->graph_steps : a.chained ? RD_GRAPH_STEPS_CHAINED : 1;
-        a.active = steps > 1 ? w->d_active : NULL;
+        unsigned long long *overflowed_in = steps > 1 ? w->d_overflowed_in : NULL;
+        a.overflowed_in = overflowed_in;
+        a.stop = w->d_stop;
         int rc = 0;
-        for (int k = 0; k < steps && rc == 0; k++)
+        for (a.body_step = 0; a.body_step < steps && rc == 0; a.body_step++)
             rc = (t->stage.fused ? rd_sweep_xy(f, A, B, C, &a, lo, hi, st)
                                  : rd_sweep_planes(f, 0, A, B, &a, lo, hi, st) ||
                                        rd_sweep_planes(f, 1, B, C, &a, lo, hi, st)) ||
                  (t->stage.fused ? rd_sweep_z_react(f, C, A, &a, r, w->d_fired, st)
                                  : rd_sweep_z(f, C, A, &a, st) ||
-                                       rd_react(f, A, &a, own_lo, own_hi, r, w->d_fired, st)) ||
-                 rd_graph_step_done(w->loop.handle, w->d_step, w->d_stop, w->sink.count,
-                                    steps > 1 ? w->d_active : NULL, k == steps - 1, a.chained,
-                                    st);
+                                       rd_react(f, A, &a, own_lo, own_hi, r, w->d_fired, st));
+        rc = rc || rd_graph_step_done(w->loop.handle, w->d_step, w->d_stop, w->sink.count,
+                                      overflowed_in, steps, a.chained, st);
         return sb_graph_loop_end(&w->loop, st, rc);
     }
     /* Captures go on to their end after an error (the first is kept), so that no stream is
@@ -1104,14 +1105,13 @@ static int open_worker(rd_mgpu *t, worker *w)
         ((rc = sb_dev_alloc(&env->mem, dev, &w->d_lat[2], buffer_bytes, "slab")) ||
          (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_step, sizeof *w->d_step, "step")) ||
          (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_stop, sizeof *w->d_stop, "last step")) ||
-         (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_active, sizeof *w->d_active,
-                            "loop flag"))))
+         (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_overflowed_in,
+                            sizeof *w->d_overflowed_in, "steps overflowed"))))
         return rc;
     if (t->stage.graph) {
-        static const int running = 1;
         SB_CUDA(cudaMallocHost((void **)&w->h_step, sizeof *w->h_step));
         SB_CUDA(cudaMallocHost((void **)&w->h_stop, sizeof *w->h_stop));
-        SB_CUDA(cudaMemcpy(w->d_active, &running, sizeof running, cudaMemcpyHostToDevice));
+        SB_CUDA(cudaMemset(w->d_overflowed_in, 0, sizeof *w->d_overflowed_in));
     }
     if (m->format == RD_BYTE16 &&
         (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_types,
