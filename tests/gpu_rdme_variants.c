@@ -107,8 +107,8 @@ static void synthetic_lattices(void **unused)
             rd_model_free(m);
             free(m);
         }
-    printf("%d synthetic cases x %zu GPU runs (stages, settings) bitwise equal to cpu-reference (%d with "
-           "overflow, %d with reactions)\n",
+    printf("%d synthetic cases x %zu GPU runs (stages, settings) bitwise equal to cpu-reference "
+           "(%d with overflow, %d with reactions)\n",
            n, sizeof gpu_variants / sizeof *gpu_variants, with_overflow, with_reactions);
     assert_true(with_overflow >= 12);
     assert_true(with_reactions >= 15);

@@ -78,9 +78,10 @@ static cudaError_t launch_kernel(void (*k)(P...), dim3 grid, int threads, size_t
 }
 
 /* Tile of a sweep: TW sites along x by TH along the other in-plane axis (y for the x-sweep, the
- * swept axis for the others; a whole plane in sweep_xy), and its window: the tile and an apron site each side along the
- * swept axis, WW x WH, the tile's first site at column X0 of row V0. An x-sweep's window has its
- * first site at column 1, or at 4 where its rows are stored in 16-byte quads (QUADS). */
+ * swept axis for the others; a whole plane in sweep_xy), and its window: the tile and an apron
+ * site each side along the swept axis, WW x WH, the tile's first site at column X0 of row V0. An
+ * x-sweep's window has its first site at column 1, or at 4 where its rows are stored in 16-byte
+ * quads (QUADS). */
 template <int A, bool QUADS = false, int TW_ = A == 0 ? 64 : 32, int TH_ = A == 0 ? 16 : 32,
           int THREADS_ = BLOCK>
 struct tile {
@@ -799,7 +800,8 @@ __global__ void __launch_bounds__(XY_THREADS, 2)
     }
     __syncthreads();
     uint32_t before = xwin[w0 - 1], after = xwin[w0 + 4];
-    uint4 near = make_uint4(before | v.x | v.y, v.x | v.y | v.z, v.y | v.z | v.w, v.z | v.w | after);
+    uint4 near =
+        make_uint4(before | v.x | v.y, v.x | v.y | v.z, v.y | v.z | v.w, v.z | v.w | after);
     ywin4[(r + 1) * QW + qu] = v;
     append_sites<4>(busy, &nbusy, own ? quad_occupied(near) : 0u, w0, 1);
     decide_moves<packed32, TX>(a, occupied, noccupied, xwin, wtype, mask, 0, 0, plane_lo);
