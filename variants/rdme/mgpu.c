@@ -43,7 +43,7 @@
 
 #define RD_INSTRUMENTED_STEPS 1000 /* steps of the first run whose work is timed by events */
 #define RD_MGPU_MAX_RUNS 4096
-#define RD_GRAPH_STEPS_CHAINED 8 /* steps a body of the one-GPU graph loop where they are chained */
+#define RD_GRAPH_STEPS_MAX 64 /* steps a body of the one-GPU graph loop: the overflow mask's bits */
 #define SB_NCCL(call)                                                                              \
     do {                                                                                           \
         ncclResult_t r_ = (call);                                                                  \
@@ -693,6 +693,17 @@ static int count_sample(worker *w, const void *lattice, int sample)
 
 /* ---- CUDA graphs ---- */
 
+/* Steps a body of the one-GPU loop where the kernels are chained: at most what the overflow mask
+ * holds, evened out over the steps between two samples. A sample then stops the loop at most
+ * a step a body before a body's end (the rest of its kernels are launched, and return at once):
+ * 32 such steps in a run of 20,000 without samples. */
+static int default_graph_steps(const rd_model *m)
+{
+    long long span = m->sample_steps > 0 && m->sample_steps < m->steps ? m->sample_steps : m->steps;
+    long long bodies = (span + RD_GRAPH_STEPS_MAX - 1) / RD_GRAPH_STEPS_MAX;
+    return bodies > 0 ? (int)((span + bodies - 1) / bodies) : 1;
+}
+
 /* One step with three buffers, so that it ends in the buffer it starts from (A): x A->B, y B->C,
  * z C->A, reactions in A; a graph captured once then serves every step. With one slab the step is
  * the body of a while-loop the GPU runs until a particle overflows, a sample is due or the run
@@ -718,7 +729,7 @@ static int capture_graphs(worker *w)
             return -1;
         /* where the step's kernels are chained, the body's first kernel is not (nothing runs
          * before it in the body): several steps a body pay that launch, and step_done, once */
-        int steps = t->graph_steps ? t->graph_steps : a.chained ? RD_GRAPH_STEPS_CHAINED : 1;
+        int steps = t->graph_steps ? t->graph_steps : a.chained ? default_graph_steps(t->m) : 1;
         unsigned long long *overflowed_in = steps > 1 ? w->d_overflowed_in : NULL;
         a.overflowed_in = overflowed_in;
         a.stop = w->d_stop;
