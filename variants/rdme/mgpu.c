@@ -43,7 +43,6 @@
 
 #define RD_INSTRUMENTED_STEPS 1000 /* steps of the first run whose work is timed by events */
 #define RD_MGPU_MAX_RUNS 4096
-#define RD_GRAPH_STEPS_MAX 64 /* steps a body of the one-GPU graph loop: the overflow mask's bits */
 #define SB_NCCL(call)                                                                              \
     do {                                                                                           \
         ncclResult_t r_ = (call);                                                                  \

@@ -8,6 +8,9 @@
 
 #include "../../harness/variant.h"
 
+/* steps a body of the one-GPU graph loop at most (graph_steps): rd_step.overflowed_in's bits */
+#define RD_GRAPH_STEPS_MAX 64
+
 typedef enum rd_halo_path {
     RD_HALO_STAGED, /* GPU -> a pinned host buffer placed for the receiver -> GPU */
     RD_HALO_PEER,   /* cudaMemcpyPeerAsync to a buffer on the receiver (staged for a pair that

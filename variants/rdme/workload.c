@@ -7,6 +7,7 @@
 #include "../../harness/error.h"
 #include "../../harness/json.h"
 #include "../../harness/variant.h"
+#include "mgpu.h"
 #include "model.h"
 #include "table.h"
 
@@ -44,7 +45,7 @@ static const sb_param_decl params[] = {
      "load-balancing studies on identical GPUs"},
     {"balance_steps", SB_PARAM_INT, NULL, 1, 1e12, NULL,
      "mgpu-balanced, mgpu-nccl: steps per balancing batch (default: 25 ms of simulated time)"},
-    {"graph_steps", SB_PARAM_INT, NULL, 1, 64, NULL,
+    {"graph_steps", SB_PARAM_INT, NULL, 1, RD_GRAPH_STEPS_MAX, NULL,
      "gpu-graph, gpu-fused on one GPU: steps in the body of the device-side loop (default: up "
      "to 64, evened out between samples, where each sweep is one wave of blocks and the "
      "kernels are chained, else 1)"},
