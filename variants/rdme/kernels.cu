@@ -186,10 +186,8 @@ __device__ uint32_t draw_word(sb_rng_block r, int k)
 }
 
 /* Appends a particle that did not fit in `site` (global index), unless the site is a halo site:
- * its owner pushes the same entry. Never inlined: inlined into the gathers, this rare path costs
- * the sweeps (held to 32 registers) instructions on every site; an atomicOr more was enough for
- * nvcc to inline it (docs/limits.md, "overflow_push out of line") */
-__device__ __noinline__ void overflow_push(const rd_step &a, int pass, size_t site, int rank, int sp)
+ * its owner pushes the same entry. */
+__device__ void overflow_push(const rd_step &a, int pass, size_t site, int rank, int sp)
 {
     if (site < a.sink.first || site >= a.sink.end)
         return;
