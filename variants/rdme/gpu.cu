@@ -19,7 +19,7 @@ static rd_step step_of(const rd_gpu *g, long long step)
 {
     const rd_model *m = g->m;
     rd_step a = {m->seed, step, m->nx, m->ny, m->nz, m->periodic, {0, m->nz, 0},
-                 g->d_threshold, g->d_types, g->sink, NULL, 0, 0, NULL, NULL};
+                 g->d_threshold, g->d_types, g->sink};
     a.sink.first = 0;
     a.sink.end = m->nsites;
     return a;

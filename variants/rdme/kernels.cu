@@ -46,11 +46,10 @@ static __device__ inline void await_previous_kernel(void)
 }
 
 /* Whether this step is skipped: the loop ended on an earlier step of the graph body
- * (rd_step.overflowed_in). Every thread of a block reads it, before the block's first barrier. */
+ * (rd_step.runs). Every thread of a block reads it, before the block's first barrier. */
 static __device__ inline bool step_skipped(const rd_step &a)
 {
-    return a.overflowed_in && (*a.step_at + a.body_step >= *a.stop ||
-                               (*a.overflowed_in & ((1ull << a.body_step) - 1)) != 0);
+    return a.runs && a.body_step >= *a.runs;
 }
 
 /* Launches kernel k with `shared` bytes of dynamic shared memory, chained or not (above). */
@@ -194,8 +193,8 @@ __device__ void overflow_push(const rd_step &a, int pass, size_t site, int rank,
     unsigned int i = atomicAdd(a.sink.count, 1u);
     if (i < a.sink.capacity)
         a.sink.entries[i] = RD_OVF_ENTRY(pass, site, rank, sp);
-    if (a.overflowed_in)
-        atomicOr(a.overflowed_in, 1ull << a.body_step);
+    if (a.runs) /* the steps after this one do nothing (every pusher stores the same) */
+        *a.runs = a.body_step + 1;
 }
 
 /* A site's new content, built slot by slot; what does not fit overflows. */
@@ -934,22 +933,15 @@ __global__ void count_planes(const typename F::site_t *__restrict__ lattice, rd_
             atomicAdd(&row[sp], tally[sp]);
 }
 
-/* The end of a graph body of `steps` steps: step k ran unless the count had reached *stop or an
- * earlier step overflowed (step_skipped). */
-__global__ void step_done(cudaGraphConditionalHandle loop, long long *step, const long long *stop,
-                          const unsigned int *overflow_count, unsigned long long *overflowed_in,
-                          int steps)
+/* The end of a graph body of `steps` steps, of which bounds->runs ran (step_skipped). */
+__global__ void step_done(cudaGraphConditionalHandle loop, long long *step, rd_loop_bounds *bounds,
+                          const unsigned int *overflow_count, int steps)
 {
     await_previous_kernel();
-    long long base = *step, end = *stop;
-    unsigned long long overflowed = overflowed_in ? *overflowed_in : 0;
-    int ran = 0;
-    while (ran < steps && base + ran < end && (overflowed & ((1ull << ran) - 1)) == 0)
-        ran++;
-    *step = base + ran;
-    if (overflowed)
-        *overflowed_in = 0;
-    sb_graph_loop_continue(loop, *overflow_count == 0 && base + ran < end);
+    long long now = *step + bounds->runs, left = bounds->stop - now;
+    *step = now;
+    bounds->runs = left < steps ? (int)left : steps;
+    sb_graph_loop_continue(loop, *overflow_count == 0 && left > 0);
 }
 
 __global__ void step_advance(long long *step)
@@ -998,12 +990,12 @@ int rd_chain_if_one_wave(rd_site_format f, rd_step *a, int dev)
     return 0;
 }
 
-int rd_graph_step_done(cudaGraphConditionalHandle loop, long long *step, const long long *stop,
-                       const unsigned int *overflow_count, unsigned long long *overflowed_in,
-                       int steps, int chained, cudaStream_t st)
+int rd_graph_step_done(cudaGraphConditionalHandle loop, long long *step, rd_loop_bounds *bounds,
+                       const unsigned int *overflow_count, int steps, int chained,
+                       cudaStream_t st)
 {
-    SB_LAUNCH_OK(launch_kernel(step_done, dim3(1), 1, 0, chained, st, loop, step, stop,
-                               overflow_count, overflowed_in, steps),
+    SB_LAUNCH_OK(launch_kernel(step_done, dim3(1), 1, 0, chained, st, loop, step, bounds,
+                               overflow_count, steps),
                  "step_done");
     return 0;
 }

@@ -97,8 +97,9 @@ typedef struct worker {
     sb_graph_loop loop;
     cudaGraph_t graph[2];
     cudaGraphExec_t exec[2];
-    long long *d_step, *h_step, *d_stop, *h_stop; /* the step count the kernels read; the loop's end */
-    unsigned long long *d_overflowed_in; /* one GPU: the body's steps that overflowed, a bit each */
+    long long *d_step, *h_step;          /* the step count the kernels read */
+    rd_loop_bounds *d_bounds, *h_bounds; /* one GPU: where the loop stops */
+    int body_steps;                      /* one GPU: steps in the loop's body */
     sb_sm_limit limit; /* handicap=: the compute stream on part of the SMs */
     sb_transfers xfer;
     double busy;       /* seconds this batch of the GPU's own work (events around it) */
@@ -396,8 +397,9 @@ static int halos_in(worker *w, void *buffer, long long step)
 static rd_step step_of(const worker *w, long long step)
 {
     const rd_model *m = w->team->m;
-    rd_step a = {m->seed, step, m->nx, m->ny, m->nz, m->periodic, w->slab,
-                 w->d_threshold, w->d_types, w->sink, NULL, 0, 0, NULL, NULL};
+    rd_step a = {.seed = m->seed, .step = step, .nx = m->nx, .ny = m->ny, .nz = m->nz,
+                 .periodic = m->periodic, .slab = w->slab, .threshold = w->d_threshold,
+                 .types = w->d_types, .sink = w->sink};
     size_t plane = (size_t)m->nx * m->ny;
     a.sink.first = (size_t)w->slab.z0 * plane; /* own planes only */
     a.sink.end = a.sink.first + (size_t)w->slab.planes * plane;
@@ -729,9 +731,8 @@ static int capture_graphs(worker *w)
         /* where the step's kernels are chained, the body's first kernel is not (nothing runs
          * before it in the body): several steps a body pay that launch, and step_done, once */
         int steps = t->graph_steps ? t->graph_steps : a.chained ? default_graph_steps(t->m) : 1;
-        unsigned long long *overflowed_in = steps > 1 ? w->d_overflowed_in : NULL;
-        a.overflowed_in = overflowed_in;
-        a.stop = w->d_stop;
+        w->body_steps = steps;
+        a.runs = steps > 1 ? &w->d_bounds->runs : NULL;
         int rc = 0;
         for (a.body_step = 0; a.body_step < steps && rc == 0; a.body_step++)
             rc = (t->stage.fused ? rd_sweep_xy(f, A, B, C, &a, lo, hi, st)
@@ -740,8 +741,8 @@ static int capture_graphs(worker *w)
                  (t->stage.fused ? rd_sweep_z_react(f, C, A, &a, r, w->d_fired, st)
                                  : rd_sweep_z(f, C, A, &a, st) ||
                                        rd_react(f, A, &a, own_lo, own_hi, r, w->d_fired, st));
-        rc = rc || rd_graph_step_done(w->loop.handle, w->d_step, w->d_stop, w->sink.count,
-                                      overflowed_in, steps, a.chained, st);
+        rc = rc || rd_graph_step_done(w->loop.handle, w->d_step, w->d_bounds, w->sink.count,
+                                      steps, a.chained, st);
         return sb_graph_loop_end(&w->loop, st, rc);
     }
     /* Captures go on to their end after an error (the first is kept), so that no stream is
@@ -803,8 +804,10 @@ static int simulate_graphs(worker *w, int *sample)
         long long next = step + 1;
         if (t->nslabs == 1) {
             /* the GPU loops until an overflow, the next sample or the end */
-            *w->h_stop = *sample < nsamples ? rd_output_sample_step(m, *sample) : m->steps;
-            if (sb_copy(&w->xfer, w->d_stop, w->h_stop, sizeof *w->h_stop,
+            long long stop = *sample < nsamples ? rd_output_sample_step(m, *sample) : m->steps;
+            w->h_bounds->stop = stop;
+            w->h_bounds->runs = stop - step < w->body_steps ? (int)(stop - step) : w->body_steps;
+            if (sb_copy(&w->xfer, w->d_bounds, w->h_bounds, sizeof *w->h_bounds,
                         cudaMemcpyHostToDevice, w->st[0]) != 0)
                 return -1;
             if (sb_graph_loop_launch(&w->loop, w->st[0]) != 0)
@@ -1114,14 +1117,12 @@ static int open_worker(rd_mgpu *t, worker *w)
     if (t->stage.graph &&
         ((rc = sb_dev_alloc(&env->mem, dev, &w->d_lat[2], buffer_bytes, "slab")) ||
          (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_step, sizeof *w->d_step, "step")) ||
-         (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_stop, sizeof *w->d_stop, "last step")) ||
-         (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_overflowed_in,
-                            sizeof *w->d_overflowed_in, "steps overflowed"))))
+         (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_bounds, sizeof *w->d_bounds,
+                            "loop bounds"))))
         return rc;
     if (t->stage.graph) {
         SB_CUDA(cudaMallocHost((void **)&w->h_step, sizeof *w->h_step));
-        SB_CUDA(cudaMallocHost((void **)&w->h_stop, sizeof *w->h_stop));
-        SB_CUDA(cudaMemset(w->d_overflowed_in, 0, sizeof *w->d_overflowed_in));
+        SB_CUDA(cudaMallocHost((void **)&w->h_bounds, sizeof *w->h_bounds));
     }
     if (m->format == RD_BYTE16 &&
         (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_types,
@@ -1393,7 +1394,7 @@ void rd_mgpu_teardown(void *state)
         }
         sb_graph_loop_destroy(&w->loop);
         cudaFreeHost(w->h_step);
-        cudaFreeHost(w->h_stop);
+        cudaFreeHost(w->h_bounds);
         for (int k = 0; k < EV_COUNT; k++)
             if (w->ev[k])
                 cudaEventDestroy(w->ev[k]);

@@ -8,7 +8,7 @@
 
 #include "../../harness/variant.h"
 
-/* steps a body of the one-GPU graph loop at most (graph_steps): rd_step.overflowed_in's bits */
+/* steps a body of the one-GPU graph loop at most (graph_steps) */
 #define RD_GRAPH_STEPS_MAX 64
 
 typedef enum rd_halo_path {
