@@ -193,8 +193,6 @@ __device__ void overflow_push(const rd_step &a, int pass, size_t site, int rank,
     unsigned int i = atomicAdd(a.sink.count, 1u);
     if (i < a.sink.capacity)
         a.sink.entries[i] = RD_OVF_ENTRY(pass, site, rank, sp);
-    if (a.runs) /* the steps after this one do nothing (every pusher stores the same) */
-        *a.runs = a.body_step + 1;
 }
 
 /* A site's new content, built slot by slot; what does not fit overflows. */
@@ -208,6 +206,15 @@ template <class F> struct gather {
             slot_set<F::BITS>(&s, n++, sp);
         else
             overflow_push(a, pass, site, rank++, sp);
+    }
+    /* After the site's last add: where particles overflowed, the steps of the graph body after
+     * this one do nothing (rd_step.runs; every such site stores the same). Here, once a site,
+     * not in overflow_push: a store more in each of its inlined copies cost the sweeps 4 % of
+     * their instructions (docs/limits.md). */
+    __device__ void end_step(const rd_step &a)
+    {
+        if (rank && a.runs)
+            *a.runs = a.body_step + 1;
     }
     /* the particles of s whose bit is set in moves (bit k: slot k) */
     __device__ void add_selected(const rd_step &a, int pass, size_t site, slots from, int nfrom,
@@ -258,6 +265,7 @@ __device__ typename F::site_t gather_site(const rd_step &a, int axis, size_t sit
     g.add_selected(a, axis, site, self, F::count(self), stay);
     g.add_selected(a, axis, site, before, F::count(before), mask[w - wstride] >> 16);
     g.add_selected(a, axis, site, after, F::count(after), mask[w + wstride] & 0xffffu);
+    g.end_step(a);
     return F::pack(g.s, wtype[w]);
 }
 
@@ -289,6 +297,7 @@ __device__ bool react_site(const rd_step &a, const rd_reaction_table *t, size_t 
     g.n = n;
     for (int q = 0; q < t->nproducts[r]; q++)
         g.add(a, RD_PURPOSE_REACTION, global, t->product[r][q]);
+    g.end_step(a);
     *w = F::pack(g.s, type);
     return true;
 }

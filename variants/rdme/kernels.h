@@ -50,9 +50,9 @@ typedef struct rd_step {
     /* a graph body of several steps (rd_graph_step_done): its kernels draw for step
      * *step_at + body_step, and do nothing unless body_step < *runs, the steps of the body that
      * run: those before the loop's stop (rd_loop_bounds), fewer when particles overflow in
-     * step k (pushing them sets *runs to k + 1: a single store, the one step that can). NULL:
-     * one step a body. (rd_step stays 128 bytes: at 136 the sweeps ran 6 % more instructions
-     * a site, docs/limits.md) */
+     * step k (each site where they do sets *runs to k + 1; the steps after do nothing, so no
+     * other step can). NULL: one step a body. rd_step stays 128 bytes: at 136, the sweeps ran
+     * more instructions a site (docs/limits.md). */
     int body_step;
     int *runs;
 } rd_step;
