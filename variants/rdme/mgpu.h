@@ -8,7 +8,8 @@
 
 #include "../../harness/variant.h"
 
-/* steps a body of the one-GPU graph loop at most (graph_steps) */
+/* steps a body of the one-GPU graph loop at most (graph_steps): the longest measured (the K
+ * series in docs/limits.md, 8 to 64) */
 #define RD_GRAPH_STEPS_MAX 64
 
 typedef enum rd_halo_path {
