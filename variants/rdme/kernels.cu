@@ -209,8 +209,8 @@ template <class F> struct gather {
     }
     /* After the site's last add: where particles overflowed, the steps of the graph body after
      * this one do nothing (rd_step.runs; every such site stores the same). Here, once a site,
-     * not in overflow_push: a store more in each of its inlined copies cost the sweeps 4 % of
-     * their instructions (docs/limits.md). */
+     * not in overflow_push: a store in each of its inlined copies cost the sweeps instructions
+     * on every site (docs/limits.md, "Undone"). */
     __device__ void end_step(const rd_step &a)
     {
         if (rank && a.runs)
