@@ -694,8 +694,8 @@ static int count_sample(worker *w, const void *lattice, int sample)
 
 /* ---- CUDA graphs ---- */
 
-/* Steps a body of the one-GPU loop where the kernels are chained: at most what the overflow mask
- * holds, evened out over the steps between two samples. A sample then stops the loop at most
+/* Steps a body of the one-GPU loop where the kernels are chained: at most RD_GRAPH_STEPS_MAX,
+ * evened out over the steps between two samples. A sample then stops the loop at most
  * a step a body before a body's end (the rest of its kernels are launched, and return at once):
  * 32 such steps in a run of 20,000 without samples. */
 static int default_graph_steps(const rd_model *m)
