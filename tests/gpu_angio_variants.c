@@ -4,7 +4,8 @@
  * pair at the range's edge, every tube's TAF; after many steps the populations in the band.
  * Boxes fuller than the block (box_capacity=1 and a dense lattice) and lists fuller than their
  * first capacity force every rebuild path; steps with divisions alone and with deaths too force
- * both of resident's and sorted's life-cycle paths, and 140,000 cells their one thread a cell.
+ * both of resident's and sorted's life-cycle paths (cells kept in place, compacted), each in one
+ * block and after CUB's scan, and 140,000 cells their one thread a cell.
  * The co-processor stages' neighbour and tube lists after one step against a search over every
  * pair: exactly the same entries. */
 #include <stdarg.h>
@@ -82,7 +83,8 @@ static void one_step(void **unused)
 /* One step with divisions (every Mature cell with oxygen >= 0.8: about 40 %) and none dead,
  * where resident and sorted leave the cells in place and write the daughters after them; then
  * with deaths too (oxygen under 0.6 for a minute), where they compact into the other buffer;
- * again with one thread a cell; and five steps of it (the graph's loop and a last step apart). */
+ * again with one thread a cell; and eleven steps of it (a turn of the graph's loop, 8 steps, then
+ * 3 launched apart), with max_cells under and over the life cycle's one-block bound (16,384). */
 static void divisions_and_deaths(void **unused)
 {
     (void)unused;
@@ -91,8 +93,10 @@ static void divisions_and_deaths(void **unused)
                "consumption=0.05", NULL);
     check_case("cells=140000", "t_mature=0", "c_div=0.8", "c_dead=0.6", "c_hyp=0.7", "t_dead=1",
                "consumption=0.05", NULL);
-    check_case("cells=3000", "steps=5", "max_cells=48000", "t_mature=0", "c_div=0.8",
-               "c_dead=0.6", "c_hyp=0.7", "t_dead=1", "consumption=0.05", NULL);
+    check_case("cells=3000", "steps=11", "max_cells=16000", "t_mature=0", "c_div=0.8",
+               "c_dead=0.6", "c_hyp=0.7", "t_dead=1", "consumption=0.03", NULL);
+    check_case("cells=3000", "steps=11", "max_cells=48000", "t_mature=0", "c_div=0.8",
+               "c_dead=0.6", "c_hyp=0.7", "t_dead=1", "consumption=0.03", NULL);
 }
 
 /* box_capacity=1: every box with two cells outgrows the shared-memory block; density 30: more

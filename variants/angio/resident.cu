@@ -12,25 +12,29 @@
  *               atomics; faster than alg. 5, 6's tube lists at every tube count of fig. 8);
  *               then the cell's own step (motion, oxygen, TAF, state), its flags for the life
  *               cycle, and, unless it divides or dies, its box and rank for the next step's lists;
- *   life cycle  a CUB scan over the flags, then divisions and removals, keeping host.c's order:
+ *   life cycle  a scan over the flags, then divisions and removals, keeping host.c's order:
  *               survivors in id order, then the daughters in their parents' order, numbered
  *               from next_id. A step without deaths leaves every cell where it is and only
  *               writes the daughters after them; a step with deaths compacts into the other
- *               buffer.
+ *               buffer. One block does all of it for a small population (the tumour's), CUB's
+ *               scan and a grid for a large one.
  * The host waits on nothing during a run: the population lives on the device (each kernel reads
  * it; launches cover a bound on it), a population past max_cells is noted there (and fails the
  * run), and the host reads those once, at the end, with the cells. The first run (validation)
  * launches step by step with events between the phases, which time them, and splits the
  * interaction kernel into its three parts (cell-cell, tube-cell, the cells' step) so that each
- * phase has its own time; later runs launch one CUDA graph whose while-loop runs two steps a turn,
- * with the parts fused, no event and no host in the loop. Stage 8 (sorted.cu) is this engine with
- * `sorted` set: the interaction inputs are laid out in box order (a box's cells contiguous)
- * instead of id order. */
+ * phase has its own time; later runs launch one CUDA graph whose while-loop runs AG_BODY_STEPS
+ * steps a turn, with the parts fused, no event and no host in the loop, and on sm_90 and later
+ * each kernel of this file chained to the kernel before it (cuda/chain.cuh; CUB's scans are not).
+ * Stage 8 (sorted.cu) is this engine with `sorted` set: the interaction inputs are laid out in
+ * box order (a box's cells contiguous) instead of id order. */
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../cuda/chain.cuh"
 #include "../../cuda/check.h"
 #include "../../cuda/graphloop.h"
 #include "../../harness/error.h"
@@ -50,6 +54,13 @@
 #define AG_HITS 16
 /* Candidates a lane tests a turn. */
 #define AG_TURN 3
+/* Steps a turn of the graph's loop (even): a turn's launch costs about as much as a kernel's. The
+ * steps past the last whole turn are launched one by one after it. */
+#define AG_BODY_STEPS 8
+/* The life cycle in one block (life_kernel) when a step's launches cover at most this many
+ * cells: a run of at most 32 cells a thread. */
+#define AG_LIFE_THREADS 512
+#define AG_LIFE_CELLS (32 * AG_LIFE_THREADS)
 
 enum { AG_NPHASES = 4 };
 static const char *const phase_name[AG_NPHASES] = {"cell lists", "cell-cell", "tube-cell",
@@ -127,6 +138,7 @@ typedef struct ag_gpu {
     /* the most the interaction kernels' grids need (as many blocks as the GPU holds at once):
      * the cell-cell part alone, and the three parts fused */
     unsigned cells_blocks, all_blocks;
+    int chain; /* sm_90 and later: the kernels of a step without events are chained */
     /* the cell lists' and life cycle's grids, which stride over the population: at most as many
      * blocks as the GPU holds at once (the launches cover max_cells, often twice the cells) */
     unsigned wave_blocks;
@@ -295,6 +307,8 @@ static __global__ void place_kernel(int nboxes, const ag_pop *pop, int sorted, a
                                     int *box_count, const int *box_start, int *box_cells,
                                     float4 *pos, float2 *ca)
 {
+    sb_await_previous_kernel();
+    sb_launch_next_kernel();
     int first = blockIdx.x * blockDim.x + threadIdx.x, stride = gridDim.x * blockDim.x;
     for (int bx = first; bx <= nboxes; bx += stride)
         box_count[bx] = 0;
@@ -318,6 +332,8 @@ static __global__ void place_kernel(int nboxes, const ag_pop *pop, int sorted, a
 static __global__ void gather_kernel(const ag_pop *pop, ag_bufs b, const int *box_cells,
                                      float4 *pos, float2 *ca)
 {
+    sb_await_previous_kernel();
+    sb_launch_next_kernel();
     ag_pop p = *pop;
     for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < p.n; k += gridDim.x * blockDim.x) {
         ag_staged s = load_stage(&staged_in(b, p.buf)[box_cells[k]]);
@@ -460,6 +476,7 @@ static __global__ void __launch_bounds__(AG_BLOCK, 4)
                     const int *tube_boxes, ag_bufs b, int *box_count, unsigned long long *flags,
                     unsigned long long *pairs)
 {
+    sb_await_previous_kernel();
     ag_pop p = *pop;
     ag_cell *cells = cells_in(b, p.buf);
     long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x,
@@ -521,15 +538,74 @@ static __global__ void __launch_bounds__(AG_BLOCK, 4)
         count_add(&pairs[1], met_tubes);
 }
 
-/* A thread per cell, after the scan of the flags: the divisions and the removal of the dead
- * (host.c's ag_sim_life). Cells are in id order, so a cell's rank among the survivors is its place
- * and its rank among the dividing ones the host's order: a daughter goes after every survivor,
- * numbered from next_id by that rank. With no death every survivor's place is its own: the cells
- * stay in their buffer, and only the dividing ones are touched; with deaths, the survivors move
- * to the other buffer. A dividing cell and its daughter are staged for the next cell lists here.
- * Thread 0 writes the next step's population, or notes a population past max_cells and leaves
- * none (the run has failed). In the graph's loop, the second step's thread 0 also says whether the
- * loop goes on (`loop_stop` steps; 0 outside the graph). */
+/* Where the life cycle puts the population that step p leaves, from the totals of its flags
+ * (survivors << 32 | dividing cells): with no death every survivor keeps its place in buffer
+ * p.buf; with deaths the survivors compact into the other one. */
+typedef struct ag_settle {
+    int survivors, born, fits, to;
+    int stay; /* no death: only the dividing cells are touched */
+} ag_settle;
+
+static __device__ ag_settle settle_of(const ag_pop &p, unsigned long long totals, int max_cells)
+{
+    ag_settle s;
+    s.survivors = (int)(totals >> 32);
+    s.born = (int)(uint32_t)totals;
+    s.fits = s.survivors + s.born <= max_cells;
+    s.stay = s.survivors == p.n;
+    s.to = s.stay ? p.buf : 1 - p.buf;
+    return s;
+}
+
+/* One thread: the next step's population, or a population past max_cells noted and none left
+ * (the run has failed). In the graph's loop, the second step also says whether the loop goes on
+ * (`loop_stop` steps; 0 outside the graph). */
+static __device__ void settle_population(const ag_pop &p, const ag_settle &s, ag_pop *pop_next,
+                                         ag_faults *faults, cudaGraphConditionalHandle loop,
+                                         long long loop_stop)
+{
+    ag_pop q = {s.fits ? s.survivors + s.born : 0, s.to, p.next_id + (uint32_t)s.born,
+                p.step + 1, p.divisions + s.born, p.deaths + p.n - s.survivors};
+    *pop_next = q;
+    if (!s.fits) {
+        faults->overflowed = 1;
+        faults->step = p.step;
+        faults->survivors = s.survivors;
+        faults->born = s.born;
+    }
+    if (loop_stop > 0)
+        sb_graph_loop_continue(loop, q.step < loop_stop);
+}
+
+/* Cell i's division or move (host.c's ag_sim_life), from its flags f and their exclusive scan r.
+ * Cells are in id order, so a cell's rank among the survivors is its place and its rank among
+ * the dividing ones the host's order: a daughter goes after every survivor, numbered from
+ * next_id by that rank. A dividing cell and its daughter are staged for the next cell lists. */
+static __device__ void settle_cell(ag_grid grid, uint32_t seed, float side, const ag_pop &p,
+                                   ag_bufs b, const ag_settle &s, int *box_count, int i,
+                                   unsigned long long f, unsigned long long r)
+{
+    int divides = (int)(f & 1);
+    if (!(f >> 32) || (s.stay && !divides)) /* dead, or staying as its step left it */
+        return;
+    int at = (int)(r >> 32);
+    const ag_cell *from = &cells_in(b, p.buf)[i];
+    if (divides) {
+        uint32_t rank = (uint32_t)r;
+        ag_cell c = load_cell(from), daughter;
+        ag_divide(side, seed, p.step, &c, &daughter, p.next_id + rank);
+        int d = s.survivors + (int)rank;
+        store_cell(&cells_in(b, s.to)[at], c);
+        store_cell(&cells_in(b, s.to)[d], daughter);
+        stage_cell(grid, box_count, c, &staged_in(b, s.to)[at]);
+        stage_cell(grid, box_count, daughter, &staged_in(b, s.to)[d]);
+    } else {
+        store_cell(&cells_in(b, s.to)[at], load_cell(from));
+        store_stage(&staged_in(b, s.to)[at], load_stage(&staged_in(b, p.buf)[i]));
+    }
+}
+
+/* The life cycle of a large population: a thread per cell, after CUB's scan of the flags. */
 static __global__ void settle_kernel(ag_grid grid, uint32_t seed, float side, int max_cells,
                                      const ag_pop *pop, ag_bufs b,
                                      const unsigned long long *flags,
@@ -537,46 +613,42 @@ static __global__ void settle_kernel(ag_grid grid, uint32_t seed, float side, in
                                      ag_pop *pop_next, ag_faults *faults,
                                      cudaGraphConditionalHandle loop, long long loop_stop)
 {
+    sb_await_previous_kernel();
     int first = blockIdx.x * blockDim.x + threadIdx.x;
     ag_pop p = *pop;
-    unsigned long long totals = ranks[p.n];
-    int survivors = (int)(totals >> 32), born = (int)(uint32_t)totals;
-    int fits = survivors + born <= max_cells, stay = survivors == p.n;
-    int to = stay ? p.buf : 1 - p.buf;
-    if (first == 0) {
-        ag_pop q = {fits ? survivors + born : 0, to, p.next_id + (uint32_t)born, p.step + 1,
-                    p.divisions + born, p.deaths + p.n - survivors};
-        *pop_next = q;
-        if (!fits) {
-            faults->overflowed = 1;
-            faults->step = p.step;
-            faults->survivors = survivors;
-            faults->born = born;
-        }
-        if (loop_stop > 0)
-            sb_graph_loop_continue(loop, q.step < loop_stop);
-    }
-    for (int i = first; fits && i < p.n; i += gridDim.x * blockDim.x) {
+    ag_settle s = settle_of(p, ranks[p.n], max_cells);
+    if (first == 0)
+        settle_population(p, s, pop_next, faults, loop, loop_stop);
+    for (int i = first; s.fits && i < p.n; i += gridDim.x * blockDim.x)
+        settle_cell(grid, seed, side, p, b, s, box_count, i, flags[i], ranks[i]);
+}
+
+/* The life cycle of a small population (launches covering at most AG_LIFE_CELLS): one block
+ * scans the flags of the population alone and settles its cells, a run of consecutive cells a
+ * thread. It replaces three launches (CUB's two over max_cells, then settle_kernel) that took
+ * about 2 us each on an H100 at the tumour's few thousand cells. */
+static __global__ void __launch_bounds__(AG_LIFE_THREADS)
+    life_kernel(ag_grid grid, uint32_t seed, float side, int max_cells, const ag_pop *pop,
+                ag_bufs b, const unsigned long long *flags, int *box_count, ag_pop *pop_next,
+                ag_faults *faults, cudaGraphConditionalHandle loop, long long loop_stop)
+{
+    typedef cub::BlockScan<unsigned long long, AG_LIFE_THREADS> block_scan;
+    __shared__ typename block_scan::TempStorage scan_space;
+    sb_await_previous_kernel();
+    ag_pop p = *pop;
+    int per = (p.n + AG_LIFE_THREADS - 1) / AG_LIFE_THREADS;
+    int first = (int)threadIdx.x * per, end = first + per < p.n ? first + per : p.n;
+    unsigned long long mine = 0, r, totals;
+    for (int i = first; i < end; i++)
+        mine += flags[i];
+    block_scan(scan_space).ExclusiveSum(mine, r, totals);
+    ag_settle s = settle_of(p, totals, max_cells);
+    if (threadIdx.x == 0)
+        settle_population(p, s, pop_next, faults, loop, loop_stop);
+    for (int i = first; s.fits && i < end; i++) {
         unsigned long long f = flags[i];
-        int divides = (int)(f & 1);
-        if (!(f >> 32) || (stay && !divides)) /* dead, or staying as its step left it */
-            continue;
-        unsigned long long r = ranks[i];
-        int at = (int)(r >> 32);
-        const ag_cell *from = &cells_in(b, p.buf)[i];
-        if (divides) {
-            uint32_t rank = (uint32_t)r;
-            ag_cell c = load_cell(from), daughter;
-            ag_divide(side, seed, p.step, &c, &daughter, p.next_id + rank);
-            int d = survivors + (int)rank;
-            store_cell(&cells_in(b, to)[at], c);
-            store_cell(&cells_in(b, to)[d], daughter);
-            stage_cell(grid, box_count, c, &staged_in(b, to)[at]);
-            stage_cell(grid, box_count, daughter, &staged_in(b, to)[d]);
-        } else {
-            store_cell(&cells_in(b, to)[at], load_cell(from));
-            store_stage(&staged_in(b, to)[at], load_stage(&staged_in(b, p.buf)[i]));
-        }
+        settle_cell(grid, seed, side, p, b, s, box_count, i, f, r);
+        r += f;
     }
 }
 
@@ -604,6 +676,13 @@ typedef struct ag_launch {
     int first;
 } ag_launch;
 
+/* Whether step s's kernels are chained to the kernel before each (cuda/chain.cuh): on sm_90 and
+ * later, in the steps without events between their phases. Every grid here fits in one wave. */
+static int chained(const ag_gpu *g, const ag_launch *s)
+{
+    return g->chain && s->set < 0;
+}
+
 /* The uploaded population staged for the first step's lists. */
 static int prepare(ag_gpu *g)
 {
@@ -621,15 +700,16 @@ static int cell_lists(ag_gpu *g, const ag_launch *s)
         return -1;
     SB_CUDA(cub::DeviceScan::ExclusiveSum(g->d_scratch, g->scratch_bytes, g->d_box_count,
                                           g->d_box_start, g->nboxes + 1, st));
-    place_kernel<<<wave_of(g, s->bound), AG_BLOCK, 0, st>>>(
-        g->nboxes, pop, g->sorted, g->bufs, g->d_box_count, g->d_box_start, g->d_box_cells,
-        g->d_pos, g->d_ca);
-    SB_LAUNCHED("place_kernel");
-    if (g->sorted) {
-        gather_kernel<<<wave_of(g, s->bound), AG_BLOCK, 0, st>>>(
-            pop, g->bufs, g->d_box_cells, g->d_pos, g->d_ca);
-        SB_LAUNCHED("gather_kernel");
-    }
+    SB_LAUNCH_OK(sb_launch_kernel(place_kernel, dim3(wave_of(g, s->bound)), AG_BLOCK, 0,
+                                  chained(g, s), st, g->nboxes, pop, g->sorted, g->bufs,
+                                  g->d_box_count, (const int *)g->d_box_start, g->d_box_cells,
+                                  g->d_pos, g->d_ca),
+                 "place_kernel");
+    if (g->sorted)
+        SB_LAUNCH_OK(sb_launch_kernel(gather_kernel, dim3(wave_of(g, s->bound)), AG_BLOCK, 0,
+                                      chained(g, s), st, pop, g->bufs,
+                                      (const int *)g->d_box_cells, g->d_pos, g->d_ca),
+                     "gather_kernel");
     return 0;
 }
 
@@ -640,28 +720,44 @@ static int interact(ag_gpu *g, const ag_launch *s, int team_log2, unsigned most)
 {
     const ag_model *m = g->m;
     unsigned blocks = blocks_of((long long)s->bound << team_log2, AG_BLOCK);
-    interact_kernel<PARTS><<<blocks < most ? blocks : most, AG_BLOCK, 0, g->env->streams[0]>>>(
-        m->laws, m->side, g->grid, &g->d_pop[s->parity], g->sorted, team_log2,
-        g->d_pos, g->d_ca, g->d_box_start, g->d_box_cells, g->d_tubes,
-        m->ntubes > 0 ? g->d_tube_start : NULL, g->d_tube_boxes, g->bufs, g->d_box_count,
-        g->d_flags, g->d_pairs);
-    SB_LAUNCHED("interact_kernel");
+    SB_LAUNCH_OK(sb_launch_kernel(interact_kernel<PARTS>, dim3(blocks < most ? blocks : most),
+                                  AG_BLOCK, 0, chained(g, s), g->env->streams[0], m->laws,
+                                  m->side, g->grid, (const ag_pop *)&g->d_pop[s->parity],
+                                  g->sorted, team_log2, (const float4 *)g->d_pos,
+                                  (const float2 *)g->d_ca, (const int *)g->d_box_start,
+                                  (const int *)g->d_box_cells, g->d_tubes,
+                                  (const int *)(m->ntubes > 0 ? g->d_tube_start : NULL),
+                                  (const int *)g->d_tube_boxes, g->bufs, g->d_box_count,
+                                  g->d_flags, g->d_pairs),
+                 "interact_kernel");
     return 0;
 }
 
-/* After the cells' step: the scan of the flags, then divisions and removals (host.c's
- * ag_sim_life). */
+/* After the cells' step: divisions and removals (host.c's ag_sim_life), in one block for a small
+ * population, else after CUB's scan of the flags. */
 static int life_cycle(ag_gpu *g, const ag_launch *s)
 {
     const ag_model *m = g->m;
     cudaStream_t st = g->env->streams[0];
     int p = s->parity;
+    if (s->bound <= AG_LIFE_CELLS) {
+        SB_LAUNCH_OK(sb_launch_kernel(life_kernel, dim3(1), AG_LIFE_THREADS, 0, chained(g, s), st,
+                                      g->grid, m->seed, m->side, m->max_cells,
+                                      (const ag_pop *)&g->d_pop[p], g->bufs,
+                                      (const unsigned long long *)g->d_flags, g->d_box_count,
+                                      &g->d_pop[1 - p], g->d_faults, s->loop, s->loop_stop),
+                     "life_kernel");
+        return 0;
+    }
     SB_CUDA(cub::DeviceScan::ExclusiveSum(g->d_scratch, g->scratch_bytes, g->d_flags, g->d_ranks,
                                           s->bound + 1, st));
-    settle_kernel<<<wave_of(g, s->bound), AG_BLOCK, 0, st>>>(
-        g->grid, m->seed, m->side, m->max_cells, &g->d_pop[p], g->bufs, g->d_flags, g->d_ranks,
-        g->d_box_count, &g->d_pop[1 - p], g->d_faults, s->loop, s->loop_stop);
-    SB_LAUNCHED("settle_kernel");
+    SB_LAUNCH_OK(sb_launch_kernel(settle_kernel, dim3(wave_of(g, s->bound)), AG_BLOCK, 0,
+                                  chained(g, s), st, g->grid, m->seed, m->side, m->max_cells,
+                                  (const ag_pop *)&g->d_pop[p], g->bufs,
+                                  (const unsigned long long *)g->d_flags,
+                                  (const unsigned long long *)g->d_ranks, g->d_box_count,
+                                  &g->d_pop[1 - p], g->d_faults, s->loop, s->loop_stop),
+                 "settle_kernel");
     return 0;
 }
 
@@ -717,8 +813,14 @@ static int step(ag_gpu *g, const ag_launch *s)
     return 0;
 }
 
-/* The graph of the runs after the first: a while-loop whose body is two steps at full bound (so
- * that it ends at the population's parity it starts from); it runs steps / 2 turns. */
+/* The steps the graph of the runs after the first runs: whole turns of its loop. */
+static long long looped_steps(const ag_model *m)
+{
+    return m->steps - m->steps % AG_BODY_STEPS;
+}
+
+/* That graph: a while-loop whose body is AG_BODY_STEPS steps at full bound (an even number, so
+ * that it ends at the population's parity it starts from); its last step decides the next turn. */
 static int capture_loop(ag_gpu *g)
 {
     const ag_model *m = g->m;
@@ -726,9 +828,14 @@ static int capture_loop(ag_gpu *g)
     /* relaxed: CUB's scans query the device while they are captured */
     if (sb_graph_loop_begin(&g->loop_graph, st, cudaStreamCaptureModeRelaxed) != 0)
         return -1;
-    ag_launch even = {0, m->max_cells, -1, 0, 0, 0};
-    ag_launch odd = {1, m->max_cells, -1, g->loop_graph.handle, m->steps - m->steps % 2, 0};
-    return sb_graph_loop_end(&g->loop_graph, st, step(g, &even) || step(g, &odd));
+    int rc = 0;
+    for (int j = 0; j < AG_BODY_STEPS && rc == 0; j++) {
+        int last = j == AG_BODY_STEPS - 1;
+        ag_launch s = {j & 1, m->max_cells, -1, last ? g->loop_graph.handle : 0,
+                       last ? looped_steps(m) : 0, 0};
+        rc = step(g, &s);
+    }
+    return sb_graph_loop_end(&g->loop_graph, st, rc);
 }
 
 /* The cells step k's launches cover: the population at most doubles a step. */
@@ -768,14 +875,13 @@ static int simulate(ag_gpu *g, int timed_phases)
                 return rc;
         }
     } else {
-        if (m->steps >= 2) {
-            if ((!g->loop_graph.exec && capture_loop(g) != 0) || prepare(g) != 0 ||
-                sb_graph_loop_launch(&g->loop_graph, st) != 0)
-                return -1;
-        }
-        if (m->steps % 2) {
-            ag_launch last = {0, bound_at(m, m->steps - 1), -1, 0, 0, m->steps == 1};
-            int rc = step(g, &last);
+        long long looped = looped_steps(m);
+        if (looped > 0 && ((!g->loop_graph.exec && capture_loop(g) != 0) || prepare(g) != 0 ||
+                           sb_graph_loop_launch(&g->loop_graph, st) != 0))
+            return -1;
+        for (long long k = looped; k < m->steps; k++) {
+            ag_launch s = {(int)(k & 1), bound_at(m, k), -1, 0, 0, k == 0};
+            int rc = step(g, &s);
             if (rc != 0)
                 return rc;
         }
@@ -946,6 +1052,9 @@ extern "C" int ag_resident_setup(sb_env *env, const void *model, void **state, i
      * which changes no rank at or below it, but is never undefined */
     SB_CUDA(cudaMemsetAsync(g->d_flags, 0, (cap + 1) * sizeof *g->d_flags, st));
     SB_CUDA(cudaStreamSynchronize(st));
+    int major;
+    SB_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, env->devices[0]));
+    g->chain = major >= 9;
     return choose_team(g);
 }
 

@@ -24,6 +24,7 @@
  * so the kernels are written once for the packed 32-bit word and the 16-byte site. */
 #include <stdlib.h>
 
+#include "../../cuda/chain.cuh"
 #include "../../cuda/check.h"
 #include "../../harness/stats.h"
 #include "kernels.h"
@@ -32,48 +33,15 @@
 #define REACT_SITES_PER_THREAD 8
 
 /* A kernel of a chained step (rd_step.chained) is launched as a programmatic dependent of the
- * stream's kernel before it (sm_90+): its blocks may be resident before that kernel ends, so the
- * gaps between the step's kernels shrink (the Min system's gpu-fused step from 26.7 to 25.0 us on
- * an H200). Every kernel a step may chain (the sweeps, react, step_done) calls this before its
- * first global read: it waits until the kernel before has ended and its writes are visible, then
- * lets the next one launch. Without a programmatic dependency the wait returns at once. */
-static __device__ inline void await_previous_kernel(void)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
+ * stream's kernel before it (cuda/chain.cuh): the Min system's gpu-fused step went from 26.7 to
+ * 25.0 us on an H200. Every kernel a step may chain (the sweeps, react, step_done) awaits the
+ * previous one before its first global read, then lets the next one launch. */
 
 /* Whether this step is skipped: the loop ended on an earlier step of the graph body
  * (rd_step.runs). Every thread of a block reads it, before the block's first barrier. */
 static __device__ inline bool step_skipped(const rd_step &a)
 {
     return a.runs && a.body_step >= *a.runs;
-}
-
-/* Launches kernel k with `shared` bytes of dynamic shared memory, chained or not (above). */
-template <class... P, class... A>
-static cudaError_t launch_kernel(void (*k)(P...), dim3 grid, int threads, size_t shared,
-                                 int chained, cudaStream_t st, A... args)
-{
-#if CUDART_VERSION >= 12000
-    cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = grid;
-    cfg.blockDim = dim3(threads);
-    cfg.dynamicSmemBytes = shared;
-    cfg.stream = st;
-    cfg.attrs = &attr;
-    cfg.numAttrs = chained ? 1 : 0;
-    return cudaLaunchKernelEx(&cfg, k, args...);
-#else
-    (void)chained;
-    k<<<grid, threads, shared, st>>>(args...);
-    return cudaGetLastError();
-#endif
 }
 
 /* Tile of a sweep: TW sites along x by TH along the other in-plane axis (y for the x-sweep, the
@@ -458,7 +426,8 @@ __global__ void __launch_bounds__(BLOCK, REACT ? F::FUSED_BLOCKS_PER_SM : F::SWE
 {
     typedef tile<AXIS> T;
     const int VSTEP = BLOCK / T::TW, ROWS = T::TH / VSTEP;
-    await_previous_kernel();
+    sb_await_previous_kernel();
+    sb_launch_next_kernel();
     const int APRON = AXIS == 0 ? T::TH : T::TW; /* sites per apron */
     __shared__ typename F::site_t win[T::N];
     __shared__ uint8_t wtype[T::N];
@@ -623,7 +592,8 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
     uint32_t *win = (uint32_t *)win4;
     uint8_t *wtype = (uint8_t *)wtype4;
     uint32_t *outs = (uint32_t *)outs4;
-    await_previous_kernel();
+    sb_await_previous_kernel();
+    sb_launch_next_kernel();
     /* along the swept axis, and along the tile's second in-plane axis v */
     int len = AXIS == 0 ? a.nx : AXIS == 1 ? a.ny : a.slab.planes, vlen = AXIS == 0 ? a.ny : len;
     size_t plane = (size_t)a.nx * a.ny, vstride = AXIS == 2 ? plane : (size_t)a.nx;
@@ -762,7 +732,8 @@ __global__ void __launch_bounds__(XY_THREADS, 2)
     uint8_t *wtype = (uint8_t *)wtype4;
     uint16_t *occupied = (uint16_t *)(wtype + TX::N), *busy = occupied + TX::N;
     __shared__ int noccupied, nbusy, ynoccupied, ynbusy;
-    await_previous_kernel();
+    sb_await_previous_kernel();
+    sb_launch_next_kernel();
     int nx = a.nx, ny = a.ny;
     size_t third = (size_t)nx * ny * (blockIdx.z + plane_lo);
     int qu = threadIdx.x % QW, r = threadIdx.x / QW, x = 4 * qu;
@@ -874,7 +845,8 @@ __global__ void __launch_bounds__(BLOCK, 6)
 {
     __shared__ uint16_t active[BLOCK * REACT_SITES_PER_THREAD];
     __shared__ int nactive, nfired;
-    await_previous_kernel();
+    sb_await_previous_kernel();
+    sb_launch_next_kernel();
     /* selects, not an index: a parameter indexed at run time would go to local memory */
     bool second = blockIdx.x >= runs.blocks0;
     unsigned block = second ? blockIdx.x - runs.blocks0 : blockIdx.x;
@@ -946,7 +918,8 @@ __global__ void count_planes(const typename F::site_t *__restrict__ lattice, rd_
 __global__ void step_done(cudaGraphConditionalHandle loop, long long *step, rd_loop_bounds *bounds,
                           const unsigned int *overflow_count, int steps)
 {
-    await_previous_kernel();
+    sb_await_previous_kernel();
+    sb_launch_next_kernel();
     long long now = *step + bounds->runs, left = bounds->stop - now;
     *step = now;
     bounds->runs = left < steps ? (int)left : steps;
@@ -1003,8 +976,8 @@ int rd_graph_step_done(cudaGraphConditionalHandle loop, long long *step, rd_loop
                        const unsigned int *overflow_count, int steps, int chained,
                        cudaStream_t st)
 {
-    SB_LAUNCH_OK(launch_kernel(step_done, dim3(1), 1, 0, chained, st, loop, step, bounds,
-                               overflow_count, steps),
+    SB_LAUNCH_OK(sb_launch_kernel(step_done, dim3(1), 1, 0, chained, st, loop, step, bounds,
+                                  overflow_count, steps),
                  "step_done");
     return 0;
 }
@@ -1042,8 +1015,8 @@ template <class F, int AXIS, bool REACT> struct quad_sweep<F, AXIS, REACT, true>
     {
         if (a->nx % 4 != 0 || ((uintptr_t)in | (uintptr_t)out) % 16 != 0)
             return false;
-        *e = launch_kernel(sweep_quads<AXIS, REACT>, grid, BLOCK, 0, a->chained, st,
-                           (const uint4 *)in, (uint4 *)out, *a, plane_lo, t, fired);
+        *e = sb_launch_kernel(sweep_quads<AXIS, REACT>, grid, BLOCK, 0, a->chained, st,
+                              (const uint4 *)in, (uint4 *)out, *a, plane_lo, t, fired);
         return true;
     }
     static int load(void)
@@ -1110,9 +1083,9 @@ static int launch_sweep(const void *in, void *out, const rd_step *a, int second,
     dim3 grid = sweep_grid<AXIS>(a, second, third);
     cudaError_t e;
     if (!quad_sweep<F, AXIS, REACT>::launch(grid, in, out, a, plane_lo, st, t, fired, &e))
-        e = launch_kernel(sweep<F, AXIS, REACT>, grid, BLOCK, 0, a->chained, st,
-                          (const typename F::site_t *)in, (typename F::site_t *)out, *a,
-                          plane_lo, t, fired);
+        e = sb_launch_kernel(sweep<F, AXIS, REACT>, grid, BLOCK, 0, a->chained, st,
+                             (const typename F::site_t *)in, (typename F::site_t *)out, *a,
+                             plane_lo, t, fired);
     SB_LAUNCH_OK(e, REACT       ? "sweep<z>+react"
                     : AXIS == 0 ? "sweep<x>"
                     : AXIS == 1 ? "sweep<y>"
@@ -1147,8 +1120,8 @@ int rd_sweep_xy(rd_site_format f, const void *in, void *mid, void *out, const rd
                rd_sweep_planes(f, 1, mid, out, a, lo, hi, st);
     if (hi <= lo)
         return 0;
-    SB_LAUNCH_OK(launch_kernel(sweep_xy, dim3(1, 1, hi - lo), XY_THREADS, XY_SHARED, a->chained,
-                               st, (const uint4 *)in, (uint4 *)out, *a, lo),
+    SB_LAUNCH_OK(sb_launch_kernel(sweep_xy, dim3(1, 1, hi - lo), XY_THREADS, XY_SHARED,
+                                  a->chained, st, (const uint4 *)in, (uint4 *)out, *a, lo),
                  "sweep<xy>");
     return 0;
 }
@@ -1184,8 +1157,8 @@ static int launch_react(void *lattice, const rd_step *a, const int *lo, const in
     runs.blocks0 = blocks[0];
     if (blocks[0] + blocks[1] == 0)
         return 0;
-    cudaError_t e = launch_kernel(react<F>, dim3(blocks[0] + blocks[1]), BLOCK, 0, a->chained, st,
-                                  (typename F::site_t *)lattice, runs, t, *a, fired);
+    cudaError_t e = sb_launch_kernel(react<F>, dim3(blocks[0] + blocks[1]), BLOCK, 0, a->chained,
+                                     st, (typename F::site_t *)lattice, runs, t, *a, fired);
     SB_LAUNCH_OK(e, "react");
     return 0;
 }
