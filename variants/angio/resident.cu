@@ -24,8 +24,8 @@
  * launches step by step with events between the phases, which time them, and splits the
  * interaction kernel into its three parts (cell-cell, tube-cell, the cells' step) so that each
  * phase has its own time; later runs launch one CUDA graph whose while-loop runs AG_BODY_STEPS
- * steps a turn, with the parts fused, no event and no host in the loop, and on sm_90 and later
- * each kernel of this file chained to the kernel before it (cuda/chain.cuh; CUB's scans are not).
+ * steps a turn, with the parts fused, no event and no host in the loop; sorted's kernels are
+ * chained to the kernel before each on sm_90 and later (cuda/chain.cuh; CUB's scans are not).
  * Stage 8 (sorted.cu) is this engine with `sorted` set: the interaction inputs are laid out in
  * box order (a box's cells contiguous) instead of id order. */
 #include <cub/block/block_scan.cuh>
@@ -138,7 +138,7 @@ typedef struct ag_gpu {
     /* the most the interaction kernels' grids need (as many blocks as the GPU holds at once):
      * the cell-cell part alone, and the three parts fused */
     unsigned cells_blocks, all_blocks;
-    int chain; /* sm_90 and later: the kernels of a step without events are chained */
+    int chain; /* the kernels of a step without events are chained (chained()) */
     /* the cell lists' and life cycle's grids, which stride over the population: at most as many
      * blocks as the GPU holds at once (the launches cover max_cells, often twice the cells) */
     unsigned wave_blocks;
@@ -676,8 +676,9 @@ typedef struct ag_launch {
     int first;
 } ag_launch;
 
-/* Whether step s's kernels are chained to the kernel before each (cuda/chain.cuh): on sm_90 and
- * later, in the steps without events between their phases. Every grid here fits in one wave. */
+/* Whether step s's kernels are chained to the kernel before each (cuda/chain.cuh): sorted's on
+ * sm_90 and later, in the steps without events between their phases. Every grid here fits in one
+ * wave. */
 static int chained(const ag_gpu *g, const ag_launch *s)
 {
     return g->chain && s->set < 0;
@@ -1054,7 +1055,9 @@ extern "C" int ag_resident_setup(sb_env *env, const void *model, void **state, i
     SB_CUDA(cudaStreamSynchronize(st));
     int major;
     SB_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, env->devices[0]));
-    g->chain = major >= 9;
+    /* sorted only: on the tumour on an H200, chaining made sorted's run 0.97x and resident's
+     * 1.02x (results/baselines/h200/angio-limits/tumour-step/) */
+    g->chain = major >= 9 && sorted;
     return choose_team(g);
 }
 
