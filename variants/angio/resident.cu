@@ -2,9 +2,8 @@
  * go to the device once, at setup; a run resets them there and runs every step on one stream:
  *   cell lists  a counting sort of the cells by box: each cell's box and rank in it come from
  *               the step before (its atomic on the box counts, made where the cell got its new
- *               place), a scan of the counts (one launch), then each cell to its slot; the
- *               interaction inputs (float4 x,y,z,r; float2 c,a) in id order, or in box order
- *               (stage 8);
+ *               place), a CUB scan of the counts, then each cell to its slot; the interaction
+ *               inputs (float4 x,y,z,r; float2 c,a) in id order, or in box order (stage 8);
  *   interactions  one kernel, a team of threads per cell: cell-cell over the 27 boxes around
  *               it (as cpu-openmp.c; one thread when the cells fill the GPU, up to a warp when
  *               they are few), each lane noting the partners in range in shared memory and
@@ -31,7 +30,6 @@
  * box order (a box's cells contiguous) instead of id order. */
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
-#include <cuda/atomic>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,14 +54,6 @@
 #define AG_HITS 16
 /* Candidates a lane tests a turn. */
 #define AG_TURN 3
-/* The box counts' scan (box_scan_kernel): tiles of 16 counts a thread. */
-#define AG_SCAN_THREADS 256
-#define AG_SCAN_TILE (16 * AG_SCAN_THREADS)
-/* A tile's state word: its sum, or the sum of every count up to its end, in the low 30 bits (a
- * population is at most 2^26 cells); 0 until the tile has published one. */
-#define AG_TILE_SUM (1u << 30)
-#define AG_TILE_PREFIX (2u << 30)
-#define AG_TILE_VALUE (AG_TILE_SUM - 1)
 /* Steps a turn of the graph's loop (even): a turn's launch costs about as much as a kernel's. The
  * steps past the last whole turn are launched one by one after it. */
 #define AG_BODY_STEPS 8
@@ -164,8 +154,6 @@ typedef struct ag_gpu {
     ag_faults *d_faults;
     /* cell lists: box b holds box_cells[box_start[b] .. box_start[b + 1]) */
     int *d_box_count, *d_box_start, *d_box_cells;
-    int scan_tiles;        /* of the box counts' scan */
-    unsigned *d_tile_state; /* [scan_tiles], cleared by place_kernel for the next scan */
     /* interaction inputs, indexed by cell (slot in box order when sorted) */
     float4 *d_pos;
     float2 *d_ca;
@@ -312,120 +300,18 @@ static __global__ void prepare_kernel(ag_grid grid, const ag_pop *pop, ag_bufs b
     stage_cell(grid, box_count, c, &staged_in(b, p.buf)[i]);
 }
 
-/* One warp of a tile's block, once the tile's sum is known: publishes it, adds up the tiles
- * before (their sums, back to the nearest that has published its prefix), publishes the tile's
- * own prefix and returns the sum of every count before the tile. A warp reads 32 tiles' states
- * at once, spinning on those not yet published: blocks start in the order of their index (as
- * CUB's single-pass scan also takes for granted), so every tile before has started. */
-static __device__ int look_back(unsigned *tile_state, int tile, int tile_sum)
-{
-    int lane = threadIdx.x & 31;
-    if (lane == 0)
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device>(tile_state[tile])
-            .store((tile == 0 ? AG_TILE_PREFIX : AG_TILE_SUM) | (unsigned)tile_sum,
-                   cuda::memory_order_release);
-    int before = 0;
-    for (int last = tile - 1; last >= 0; last -= 32) {
-        int t = last - lane;
-        unsigned state = AG_TILE_PREFIX; /* before the first tile: a prefix of 0 */
-        if (t >= 0) {
-            cuda::atomic_ref<unsigned, cuda::thread_scope_device> at(tile_state[t]);
-            while ((state = at.load(cuda::memory_order_acquire)) == 0) {
-            }
-        }
-        unsigned prefixes = __ballot_sync(0xffffffffu, (state & AG_TILE_PREFIX) != 0);
-        int nearest = prefixes ? __ffs((int)prefixes) - 1 : 31;
-        int v = lane <= nearest ? (int)(state & AG_TILE_VALUE) : 0;
-        for (int d = 16; d > 0; d >>= 1)
-            v += __shfl_xor_sync(0xffffffffu, v, d);
-        before += v;
-        if (prefixes)
-            break;
-    }
-    if (lane == 0 && tile > 0)
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device>(tile_state[tile])
-            .store(AG_TILE_PREFIX | (unsigned)(before + tile_sum), cuda::memory_order_release);
-    return before;
-}
-
-/* The exclusive scan of the n box counts into box_start, in one launch of a block a tile: CUB's
- * single-pass scan takes two (the first clears its tile states; place_kernel clears these). */
-static __global__ void __launch_bounds__(AG_SCAN_THREADS)
-    box_scan_kernel(const int *count, int n, int *start, unsigned *tile_state)
-{
-    typedef cub::BlockScan<int, AG_SCAN_THREADS> block_scan;
-    __shared__ typename block_scan::TempStorage scan_space;
-    __shared__ int tile_before;
-    const int items = AG_SCAN_TILE / AG_SCAN_THREADS;
-    int first = blockIdx.x * AG_SCAN_TILE + threadIdx.x * items;
-    int v[items], sum = 0;
-    bool whole = first + items <= n; /* then 16-byte loads and stores (first is 64-byte aligned) */
-#pragma unroll
-    for (int q = 0; q < items / 4; q++) {
-        int4 w = make_int4(0, 0, 0, 0);
-        if (whole)
-            w = reinterpret_cast<const int4 *>(count + first)[q];
-        else {
-            int j = first + 4 * q;
-            w.x = j < n ? count[j] : 0;
-            w.y = j + 1 < n ? count[j + 1] : 0;
-            w.z = j + 2 < n ? count[j + 2] : 0;
-            w.w = j + 3 < n ? count[j + 3] : 0;
-        }
-        v[4 * q] = w.x, v[4 * q + 1] = w.y, v[4 * q + 2] = w.z, v[4 * q + 3] = w.w;
-    }
-#pragma unroll
-    for (int j = 0; j < items; j++)
-        sum += v[j];
-    int before, tile_sum;
-    block_scan(scan_space).ExclusiveSum(sum, before, tile_sum);
-    if (threadIdx.x < 32) {
-        int sum_before = look_back(tile_state, blockIdx.x, tile_sum);
-        if (threadIdx.x == 0)
-            tile_before = sum_before;
-    }
-    __syncthreads();
-    int at = tile_before + before;
-#pragma unroll
-    for (int j = 0; j < items; j++) {
-        int c = v[j];
-        v[j] = at;
-        at += c;
-    }
-#pragma unroll
-    for (int q = 0; q < items / 4; q++) {
-        int4 w = make_int4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
-        if (whole)
-            reinterpret_cast<int4 *>(start + first)[q] = w;
-        else {
-            int j = first + 4 * q;
-            if (j < n)
-                start[j] = w.x;
-            if (j + 1 < n)
-                start[j + 1] = w.y;
-            if (j + 2 < n)
-                start[j + 2] = w.z;
-            if (j + 3 < n)
-                start[j + 3] = w.w;
-        }
-    }
-}
-
 /* Second half, after the scan of the counts: each cell to its place in box_cells, and, in id
- * order, its interaction inputs (sorted: gather_kernel's). The counts, scanned, and the scan's
- * tile states are cleared here for the next step (a launch less per step). */
+ * order, its interaction inputs (sorted: gather_kernel's). The counts, scanned, are cleared here
+ * for the next step's histogram (a memset less per step). */
 static __global__ void place_kernel(int nboxes, const ag_pop *pop, int sorted, ag_bufs b,
                                     int *box_count, const int *box_start, int *box_cells,
-                                    float4 *pos, float2 *ca, unsigned *tile_state,
-                                    int scan_tiles)
+                                    float4 *pos, float2 *ca)
 {
     sb_await_previous_kernel();
     sb_launch_next_kernel();
     int first = blockIdx.x * blockDim.x + threadIdx.x, stride = gridDim.x * blockDim.x;
     for (int bx = first; bx <= nboxes; bx += stride)
         box_count[bx] = 0;
-    for (int t = first; t < scan_tiles; t += stride)
-        tile_state[t] = 0;
     ag_pop p = *pop;
     for (int i = first; i < p.n; i += stride) {
         /* the record's second half (c, a, box, rank); its first (x, y, z, r) only when needed */
@@ -813,13 +699,12 @@ static int cell_lists(ag_gpu *g, const ag_launch *s)
     const ag_pop *pop = &g->d_pop[s->parity];
     if (s->first && prepare(g) != 0)
         return -1;
-    box_scan_kernel<<<g->scan_tiles, AG_SCAN_THREADS, 0, st>>>(g->d_box_count, g->nboxes + 1,
-                                                               g->d_box_start, g->d_tile_state);
-    SB_LAUNCHED("box_scan_kernel");
+    SB_CUDA(cub::DeviceScan::ExclusiveSum(g->d_scratch, g->scratch_bytes, g->d_box_count,
+                                          g->d_box_start, g->nboxes + 1, st));
     SB_LAUNCH_OK(sb_launch_kernel(place_kernel, dim3(wave_of(g, s->bound)), AG_BLOCK, 0,
                                   chained(g, s), st, g->nboxes, pop, g->sorted, g->bufs,
                                   g->d_box_count, (const int *)g->d_box_start, g->d_box_cells,
-                                  g->d_pos, g->d_ca, g->d_tile_state, g->scan_tiles),
+                                  g->d_pos, g->d_ca),
                  "place_kernel");
     if (g->sorted)
         SB_LAUNCH_OK(sb_launch_kernel(gather_kernel, dim3(wave_of(g, s->bound)), AG_BLOCK, 0,
@@ -981,7 +866,6 @@ static int simulate(ag_gpu *g, int timed_phases)
     SB_CUDA(cudaMemsetAsync(g->d_pairs, 0, 2 * sizeof *g->d_pairs, st));
     SB_CUDA(cudaMemsetAsync(g->d_faults, 0, sizeof *g->d_faults, st));
     SB_CUDA(cudaMemsetAsync(g->d_box_count, 0, ((size_t)g->nboxes + 1) * sizeof(int), st));
-    SB_CUDA(cudaMemsetAsync(g->d_tile_state, 0, (size_t)g->scan_tiles * sizeof(unsigned), st));
     SB_CUDA(cudaEventRecord(g->loop[0], st));
     if (timed_phases) {
         sb_phases_clear(&g->phases);
@@ -1133,9 +1017,12 @@ extern "C" int ag_resident_setup(sb_env *env, const void *model, void **state, i
     g->h_pop0->next_id = (uint32_t)m->ncells;
     SB_CUDA(cudaMallocHost((void **)&g->h_cells, cap * sizeof(ag_cell)));
     SB_CUDA(cudaMallocHost((void **)&g->h_tubes, (tubes + 1) * sizeof(ag_tube)));
-    g->scan_tiles = (int)((boxes + AG_SCAN_TILE - 1) / AG_SCAN_TILE);
-    SB_CUDA(cub::DeviceScan::ExclusiveSum(NULL, g->scratch_bytes, (unsigned long long *)NULL,
+    size_t box_scan = 0, life_scan = 0;
+    SB_CUDA(cub::DeviceScan::ExclusiveSum(NULL, box_scan, (int *)NULL, (int *)NULL,
+                                          g->nboxes + 1));
+    SB_CUDA(cub::DeviceScan::ExclusiveSum(NULL, life_scan, (unsigned long long *)NULL,
                                           (unsigned long long *)NULL, m->max_cells + 1));
+    g->scratch_bytes = box_scan > life_scan ? box_scan : life_scan;
     int rc;
     if ((rc = dev_alloc(g, &g->d_init, (size_t)m->ncells * sizeof(ag_cell), "initial cells")) ||
         (rc = dev_alloc(g, &g->bufs.cells[0], cap * sizeof(ag_cell), "cells")) ||
@@ -1148,8 +1035,6 @@ extern "C" int ag_resident_setup(sb_env *env, const void *model, void **state, i
         (rc = dev_alloc(g, &g->d_faults, sizeof(ag_faults), "faults")) ||
         (rc = dev_alloc(g, &g->d_box_count, boxes * sizeof(int), "box counts")) ||
         (rc = dev_alloc(g, &g->d_box_start, boxes * sizeof(int), "box starts")) ||
-        (rc = dev_alloc(g, &g->d_tile_state, (size_t)g->scan_tiles * sizeof(unsigned),
-                        "box scan's tile states")) ||
         (rc = dev_alloc(g, &g->d_box_cells, cap * sizeof(int), "cell lists")) ||
         (rc = dev_alloc(g, &g->d_pos, cap * sizeof(float4), "positions and radii")) ||
         (rc = dev_alloc(g, &g->d_ca, cap * sizeof(float2), "oxygen and TAF")) ||
