@@ -703,13 +703,13 @@ static int cell_lists(ag_gpu *g, const ag_launch *s)
                                           g->d_box_start, g->nboxes + 1, st));
     SB_LAUNCH_OK(sb_launch_kernel(place_kernel, dim3(wave_of(g, s->bound)), AG_BLOCK, 0,
                                   chained(g, s), st, g->nboxes, pop, g->sorted, g->bufs,
-                                  g->d_box_count, (const int *)g->d_box_start, g->d_box_cells,
-                                  g->d_pos, g->d_ca),
+                                  g->d_box_count, g->d_box_start, g->d_box_cells, g->d_pos,
+                                  g->d_ca),
                  "place_kernel");
     if (g->sorted)
         SB_LAUNCH_OK(sb_launch_kernel(gather_kernel, dim3(wave_of(g, s->bound)), AG_BLOCK, 0,
-                                      chained(g, s), st, pop, g->bufs,
-                                      (const int *)g->d_box_cells, g->d_pos, g->d_ca),
+                                      chained(g, s), st, pop, g->bufs, g->d_box_cells, g->d_pos,
+                                      g->d_ca),
                      "gather_kernel");
     return 0;
 }
@@ -723,13 +723,10 @@ static int interact(ag_gpu *g, const ag_launch *s, int team_log2, unsigned most)
     unsigned blocks = blocks_of((long long)s->bound << team_log2, AG_BLOCK);
     SB_LAUNCH_OK(sb_launch_kernel(interact_kernel<PARTS>, dim3(blocks < most ? blocks : most),
                                   AG_BLOCK, 0, chained(g, s), g->env->streams[0], m->laws,
-                                  m->side, g->grid, (const ag_pop *)&g->d_pop[s->parity],
-                                  g->sorted, team_log2, (const float4 *)g->d_pos,
-                                  (const float2 *)g->d_ca, (const int *)g->d_box_start,
-                                  (const int *)g->d_box_cells, g->d_tubes,
-                                  (const int *)(m->ntubes > 0 ? g->d_tube_start : NULL),
-                                  (const int *)g->d_tube_boxes, g->bufs, g->d_box_count,
-                                  g->d_flags, g->d_pairs),
+                                  m->side, g->grid, &g->d_pop[s->parity], g->sorted, team_log2,
+                                  g->d_pos, g->d_ca, g->d_box_start, g->d_box_cells, g->d_tubes,
+                                  m->ntubes > 0 ? g->d_tube_start : NULL, g->d_tube_boxes,
+                                  g->bufs, g->d_box_count, g->d_flags, g->d_pairs),
                  "interact_kernel");
     return 0;
 }
@@ -743,10 +740,9 @@ static int life_cycle(ag_gpu *g, const ag_launch *s)
     int p = s->parity;
     if (s->bound <= AG_LIFE_CELLS) {
         SB_LAUNCH_OK(sb_launch_kernel(life_kernel, dim3(1), AG_LIFE_THREADS, 0, chained(g, s), st,
-                                      g->grid, m->seed, m->side, m->max_cells,
-                                      (const ag_pop *)&g->d_pop[p], g->bufs,
-                                      (const unsigned long long *)g->d_flags, g->d_box_count,
-                                      &g->d_pop[1 - p], g->d_faults, s->loop, s->loop_stop),
+                                      g->grid, m->seed, m->side, m->max_cells, &g->d_pop[p],
+                                      g->bufs, g->d_flags, g->d_box_count, &g->d_pop[1 - p],
+                                      g->d_faults, s->loop, s->loop_stop),
                      "life_kernel");
         return 0;
     }
@@ -754,9 +750,7 @@ static int life_cycle(ag_gpu *g, const ag_launch *s)
                                           s->bound + 1, st));
     SB_LAUNCH_OK(sb_launch_kernel(settle_kernel, dim3(wave_of(g, s->bound)), AG_BLOCK, 0,
                                   chained(g, s), st, g->grid, m->seed, m->side, m->max_cells,
-                                  (const ag_pop *)&g->d_pop[p], g->bufs,
-                                  (const unsigned long long *)g->d_flags,
-                                  (const unsigned long long *)g->d_ranks, g->d_box_count,
+                                  &g->d_pop[p], g->bufs, g->d_flags, g->d_ranks, g->d_box_count,
                                   &g->d_pop[1 - p], g->d_faults, s->loop, s->loop_stop),
                  "settle_kernel");
     return 0;
