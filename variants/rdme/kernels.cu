@@ -163,17 +163,18 @@ __device__ void overflow_push(const rd_step &a, int pass, size_t site, int rank,
         a.sink.entries[i] = RD_OVF_ENTRY(pass, site, rank, sp);
 }
 
-/* A site's new content, built slot by slot; what does not fit overflows. */
+/* A site's new content, built slot by slot; what does not fit overflows. `site_of()` gives the
+ * site's global index, which only an overflow needs. */
 template <class F> struct gather {
     slots s;
     int n, rank;
     __device__ gather() : s{0, 0}, n(0), rank(0) {}
-    __device__ void add(const rd_step &a, int pass, size_t site, int sp)
+    template <class SiteOf> __device__ void add(const rd_step &a, int pass, SiteOf site_of, int sp)
     {
         if (n < F::CAP)
             slot_set<F::BITS>(&s, n++, sp);
         else
-            overflow_push(a, pass, site, rank++, sp);
+            overflow_push(a, pass, site_of(), rank++, sp);
     }
     /* After the site's last add: where particles overflowed, the steps of the graph body after
      * this one do nothing (rd_step.runs; every such site stores the same). Here, once a site,
@@ -185,12 +186,13 @@ template <class F> struct gather {
             *a.runs = a.body_step + 1;
     }
     /* the particles of s whose bit is set in moves (bit k: slot k) */
-    __device__ void add_selected(const rd_step &a, int pass, size_t site, slots from, int nfrom,
-                                 uint32_t moves)
+    template <class SiteOf>
+    __device__ void add_selected(const rd_step &a, int pass, SiteOf site_of, slots from,
+                                 int nfrom, uint32_t moves)
     {
         /* only the selected slots, lowest first (ffs): a loop as long as the particles moved */
         for (uint32_t sel = moves & ((1u << nfrom) - 1); sel; sel &= sel - 1)
-            add(a, pass, site, slot_species<F::BITS>(from, __ffs(sel) - 1));
+            add(a, pass, site_of, slot_species<F::BITS>(from, __ffs(sel) - 1));
     }
 };
 
@@ -220,9 +222,10 @@ __device__ uint32_t move_mask(const rd_step &a, int axis, size_t site, slots s, 
     return mask;
 }
 
-/* The gather of window site w (a thread's own), from the window's sites, types and masks. */
-template <class F>
-__device__ typename F::site_t gather_site(const rd_step &a, int axis, size_t site,
+/* The gather of window site w (a thread's own), from the window's sites, types and masks;
+ * site_of() gives its global index (for an overflow). */
+template <class F, class SiteOf>
+__device__ typename F::site_t gather_site(const rd_step &a, int axis, SiteOf site_of,
                                           const typename F::site_t *win, const uint8_t *wtype,
                                           const uint32_t *mask, int w, int wstride)
 {
@@ -230,9 +233,9 @@ __device__ typename F::site_t gather_site(const rd_step &a, int axis, size_t sit
     slots self = F::unpack(win[w]), before = F::unpack(win[w - wstride]),
           after = F::unpack(win[w + wstride]);
     uint32_t stay = ~(mask[w] | mask[w] >> 16) & 0xffffu;
-    g.add_selected(a, axis, site, self, F::count(self), stay);
-    g.add_selected(a, axis, site, before, F::count(before), mask[w - wstride] >> 16);
-    g.add_selected(a, axis, site, after, F::count(after), mask[w + wstride] & 0xffffu);
+    g.add_selected(a, axis, site_of, self, F::count(self), stay);
+    g.add_selected(a, axis, site_of, before, F::count(before), mask[w - wstride] >> 16);
+    g.add_selected(a, axis, site_of, after, F::count(after), mask[w + wstride] & 0xffffu);
     g.end_step(a);
     return F::pack(g.s, wtype[w]);
 }
@@ -264,7 +267,7 @@ __device__ bool react_site(const rd_step &a, const rd_reaction_table *t, size_t 
     g.s = s;
     g.n = n;
     for (int q = 0; q < t->nproducts[r]; q++)
-        g.add(a, RD_PURPOSE_REACTION, global, t->product[r][q]);
+        g.add(a, RD_PURPOSE_REACTION, [=] { return global; }, t->product[r][q]);
     g.end_step(a);
     *w = F::pack(g.s, type);
     return true;
@@ -369,8 +372,14 @@ __device__ __forceinline__ void decide_moves(const rd_step &a, const uint16_t *o
 }
 
 /* The gathers of the listed busy sites, a site a thread; with REACT, the sites that can react
- * listed again in `reacting` (the occupied list is done with). */
-template <class F, class T, bool REACT, class SiteAt>
+ * listed again in `reacting` (the occupied list is done with). With LAZY_SITE a site's global
+ * index is computed where a particle overflows, and only there; otherwise the compiler hoists
+ * its arithmetic out of that rare branch onto every gather. Lazy in the sweeps bound by
+ * instruction issue: on the red blood cell at 8 nm (H200) they ran 5.6-8.0 % fewer
+ * instructions. sweep_xy and the fused z-sweep (the Min system's gpu-fused step) keep the
+ * hoisted form: lazy there too, that step measured 1 % slower (docs/limits.md, "The gathers'
+ * global index"). */
+template <class F, class T, bool REACT, bool LAZY_SITE, class SiteAt>
 __device__ __forceinline__ void gather_listed(const rd_step &a, const uint16_t *busy, int n,
                                               const typename F::site_t *win, const uint8_t *wtype,
                                               const uint32_t *mask, int x0, int v0, int plane_lo,
@@ -379,8 +388,18 @@ __device__ __forceinline__ void gather_listed(const rd_step &a, const uint16_t *
 {
     for (int j = threadIdx.x; j < n; j += T::THREADS) {
         int w = busy[j];
-        typename F::site_t site_new = gather_site<F>(
-            a, T::AXIS, window_site<T>(a, w, x0, v0, plane_lo), win, wtype, mask, w, T::STEP);
+        /* lazy: w made opaque (an empty asm), so that the compiler cannot move the arithmetic
+         * that depends on it out of the overflow branch */
+        size_t site = LAZY_SITE ? 0 : window_site<T>(a, w, x0, v0, plane_lo);
+        auto site_of = [&] {
+            if (!LAZY_SITE)
+                return site;
+            int wo = w;
+            asm volatile("" : "+r"(wo));
+            return window_site<T>(a, wo, x0, v0, plane_lo);
+        };
+        typename F::site_t site_new =
+            gather_site<F>(a, T::AXIS, site_of, win, wtype, mask, w, T::STEP);
         *site_at(w) = site_new;
         if (REACT && (every_site || F::occupied(site_new)))
             reacting[atomicAdd(nreacting, 1)] = (uint16_t)w;
@@ -556,8 +575,8 @@ __global__ void __launch_bounds__(BLOCK, REACT ? F::FUSED_BLOCKS_PER_SM : F::SWE
         int r = AXIS == 0 ? w / T::WW : w / T::WW - 1, u = AXIS == 0 ? w % T::WW - 1 : w % T::WW;
         return out + x0 + u + third + (size_t)(v0 + r) * vstride;
     };
-    gather_listed<F, T, REACT>(a, busy, nbusy, win, wtype, mask, x0, v0, plane_lo, every_site,
-                               occupied, &nreacting, site_at);
+    gather_listed<F, T, REACT, !REACT>(a, busy, nbusy, win, wtype, mask, x0, v0, plane_lo,
+                                       every_site, occupied, &nreacting, site_at);
     if (!REACT)
         return;
     __syncthreads(); /* the z-sweep's reactions, from the sites just written (L1) */
@@ -672,6 +691,9 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
     /* a site with nothing in or next to it keeps its word (it holds only its type) unless a
      * reaction without reactants may fire there; the others go to the gathers' list */
     bool own = x < a.nx && v0 + r < vlen, every_site = REACT && reactions->has_order0;
+    if (!REACT) /* read again, not kept live through the lists: registers (the fused z-sweep
+                 * keeps its form, as in gather_listed) */
+        v = win4[w0 / 4];
     uint4 near;
     if (AXIS == 0) {
         uint32_t before = win[w0 - 1], after = win[w0 + 4];
@@ -689,8 +711,9 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
     auto site_at = [&](int w) {
         return outs + (AXIS == 0 ? w / T::WW * T::TW + w % T::WW - T::X0 : w - T::WW);
     };
-    gather_listed<packed32, T, REACT>(a, busy, nbusy, win, wtype, mask, x0, v0, plane_lo,
-                                      every_site, occupied, &nreacting, site_at);
+    gather_listed<packed32, T, REACT, !REACT>(a, busy, nbusy, win, wtype, mask, x0, v0,
+                                              plane_lo, every_site, occupied, &nreacting,
+                                              site_at);
     __syncthreads();
     if (REACT)
         react_listed<packed32, T>(a, reactions, occupied, nreacting, wtype, x0, v0, plane_lo,
@@ -785,7 +808,7 @@ __global__ void __launch_bounds__(XY_THREADS, 2)
     append_sites<4>(busy, &nbusy, own ? quad_occupied(near) : 0u, w0, 1);
     decide_moves<packed32, TX>(a, occupied, noccupied, xwin, wtype, mask, 0, 0, plane_lo);
     __syncthreads();
-    gather_listed<packed32, TX, false>(
+    gather_listed<packed32, TX, false, false>(
         a, busy, nbusy, xwin, wtype, mask, 0, 0, plane_lo, false, nullptr, nullptr,
         [&](int w) { return ywin + (w / TX::WW + 1) * TY::WW + w % TX::WW - TX::X0; });
     __syncthreads();
@@ -822,8 +845,9 @@ __global__ void __launch_bounds__(XY_THREADS, 2)
     append_sites<4>(busy, &ynbusy, own ? quad_occupied(near) : 0u, yw0, 1);
     decide_moves<packed32, TY>(a, occupied, ynoccupied, ywin, wtype, mask, 0, 0, plane_lo);
     __syncthreads();
-    gather_listed<packed32, TY, false>(a, busy, ynbusy, ywin, wtype, mask, 0, 0, plane_lo, false,
-                                       nullptr, nullptr, [&](int w) { return xwin + w - TY::WW; });
+    gather_listed<packed32, TY, false, false>(a, busy, ynbusy, ywin, wtype, mask, 0, 0, plane_lo,
+                                              false, nullptr, nullptr,
+                                              [&](int w) { return xwin + w - TY::WW; });
     __syncthreads();
     if (own)
         out[(x + third + (size_t)r * nx) / 4] = xwin4[r * QW + qu];
