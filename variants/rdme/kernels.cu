@@ -309,7 +309,7 @@ __device__ size_t window_site(const rd_step &a, int w, int x0, int v0, int plane
  * warp, positions from one ballot per k. Every lane of the warp calls it. (An atomic per site,
  * K per thread, costs several times as much: the compiler wraps each in a warp aggregation of
  * its own.) */
-template <int K, int DUMP = -1>
+template <int K>
 __device__ __forceinline__ void append_sites(uint16_t *list, int *n, unsigned sites, int w0,
                                              int stride, int last = -1)
 {
@@ -329,14 +329,10 @@ __device__ __forceinline__ void append_sites(uint16_t *list, int *n, unsigned si
     base = __shfl_sync(0xffffffffu, base, 0);
     unsigned lower = (1u << lane) - 1;
 #pragma unroll
-    for (int k = 0; k < K; k++) {
-        if (DUMP >= 0) /* no branch: a lane without site k stores into the spare slot */
-            list[sites >> k & 1 ? base + before[k] + __popc(b[k] & lower) : DUMP] =
-                (uint16_t)(k == K - 1 && last >= 0 ? last : w0 + k * stride);
-        else if (sites >> k & 1)
+    for (int k = 0; k < K; k++)
+        if (sites >> k & 1)
             list[base + before[k] + __popc(b[k] & lower)] =
                 (uint16_t)(k == K - 1 && last >= 0 ? last : w0 + k * stride);
-    }
 }
 
 /* The sites of a quad of packed32 words that hold particles, a bit each. */
@@ -455,8 +451,8 @@ __global__ void __launch_bounds__(BLOCK, REACT ? F::FUSED_BLOCKS_PER_SM : F::SWE
     __shared__ typename F::site_t win[T::N];
     __shared__ uint8_t wtype[T::N];
     __shared__ uint32_t mask[T::N];
-    __shared__ uint16_t occupied[T::N + 1]; /* + the appends' spare slot */
-    __shared__ uint16_t busy[T::TW * T::TH + 1];
+    __shared__ uint16_t occupied[T::N];
+    __shared__ uint16_t busy[T::TW * T::TH];
     __shared__ int noccupied, nbusy, nreacting, nfired;
     const uint8_t *__restrict__ types = a.types;
     int len = AXIS == 0 ? a.nx : AXIS == 1 ? a.ny : a.slab.planes; /* along the swept axis */
@@ -547,8 +543,7 @@ __global__ void __launch_bounds__(BLOCK, REACT ? F::FUSED_BLOCKS_PER_SM : F::SWE
         }
     }
     if (F::WARP_LISTS)
-        append_sites<ROWS + 1, REACT ? -1 : T::N>(occupied, &noccupied, held, w0, wstride,
-                                                  apron_w);
+        append_sites<ROWS + 1>(occupied, &noccupied, held, w0, wstride, apron_w);
     __syncthreads();
     /* sites with nothing in or next to them are written at once (unless a reaction without
      * reactants may fire in them); the others go to a list the block gathers from densely, 32
@@ -572,7 +567,7 @@ __global__ void __launch_bounds__(BLOCK, REACT ? F::FUSED_BLOCKS_PER_SM : F::SWE
             busy[atomicAdd(&nbusy, 1)] = (uint16_t)w;
     }
     if (F::WARP_LISTS)
-        append_sites<ROWS, REACT ? -1 : T::TW * T::TH>(busy, &nbusy, gathered, w0, wstride);
+        append_sites<ROWS>(busy, &nbusy, gathered, w0, wstride);
     decide_moves<F, T>(a, occupied, noccupied, win, wtype, mask, x0, v0, plane_lo);
     __syncthreads();
     /* an owned site: inside the lattice, never wrapped */
@@ -610,8 +605,8 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
     __shared__ uint4 win4[T::N / 4], outs4[T::TW * T::TH / 4];
     __shared__ uint32_t wtype4[T::N / 4];
     __shared__ uint32_t mask[T::N];
-    __shared__ uint16_t occupied[T::N + 1]; /* + the appends' spare slot */
-    __shared__ uint16_t busy[T::TW * T::TH + 1];
+    __shared__ uint16_t occupied[T::N];
+    __shared__ uint16_t busy[T::TW * T::TH];
     __shared__ int noccupied, nbusy, nreacting, nfired;
     uint32_t *win = (uint32_t *)win4;
     uint8_t *wtype = (uint8_t *)wtype4;
@@ -681,8 +676,7 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
     int w0 = (r + T::V0) * T::WW + T::X0 + 4 * qu; /* the own quad's first window site */
     win4[w0 / 4] = v;
     wtype4[w0 / 4] = quad_types(v, lanes);
-    const int ODUMP = REACT ? -1 : T::N, BDUMP = REACT ? -1 : T::TW * T::TH;
-    append_sites<4, ODUMP>(occupied, &noccupied, quad_occupied(v), w0, 1);
+    append_sites<4>(occupied, &noccupied, quad_occupied(v), w0, 1);
     if (threadIdx.x < 32) { /* warp 0: the aprons */
         if (apron_w >= 0 && AXIS == 0) {
             win[apron_w] = av.x;
@@ -691,7 +685,7 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
             win4[apron_w / 4] = av;
             wtype4[apron_w / 4] = quad_types(av, apron_ok ? 0xfu : 0u);
         }
-        append_sites<4, ODUMP>(occupied, &noccupied, quad_occupied(av), apron_w, 1);
+        append_sites<4>(occupied, &noccupied, quad_occupied(av), apron_w, 1);
     }
     __syncthreads();
     /* a site with nothing in or next to it keeps its word (it holds only its type) unless a
@@ -710,8 +704,7 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
                           v.z | before.z | after.z, v.w | before.w | after.w);
     }
     outs4[r * QW + qu] = v;
-    append_sites<4, BDUMP>(busy, &nbusy, own ? (every_site ? 0xfu : quad_occupied(near)) : 0u,
-                           w0, 1);
+    append_sites<4>(busy, &nbusy, own ? (every_site ? 0xfu : quad_occupied(near)) : 0u, w0, 1);
     decide_moves<packed32, T>(a, occupied, noccupied, win, wtype, mask, x0, v0, plane_lo);
     __syncthreads();
     /* window site w's place in the staged tile (y, z: the row before, as the window is as wide) */
