@@ -354,20 +354,75 @@ __device__ __forceinline__ uint32_t quad_types(uint4 q, unsigned lanes)
  * sweep_quads; `site_at(w)` is where the new content of owned window site w goes (the lattice,
  * or the block's staging in shared memory). */
 
-/* The moves of the listed occupied window sites (mask), a site a thread. */
-template <class F, class T>
+/* No list of the sites a sweep changes: decide_moves only decides. */
+struct no_changes {
+    static const bool ON = false;
+    __device__ unsigned fresh(int, uint32_t) const { return 0; }
+    __device__ void append(unsigned, int) const {}
+};
+
+/* The list of the owned window sites whose content a sweep changes: a site whose particles
+ * move, and the neighbour each way that particles move into. The other sites keep their word,
+ * so the gathers need only these (a site with particles that all stay, and none coming in, is
+ * its own gather). `marked` (a bit a window site, zeroed before) keeps a site from being listed
+ * twice; `owned(w)` says whether window site w is the block's to write. */
+template <class T, class Owned> struct changes {
+    static const bool ON = true;
+    static const int WORDS = (T::N + 31) / 32;
+    uint16_t *sites;
+    int *n;
+    uint32_t *marked;
+    Owned owned;
+    /* bit 0: the site before w, bit 1: w, bit 2: the site after, where each is new to the list */
+    __device__ unsigned fresh(int w, uint32_t moves) const
+    {
+        unsigned out = 0;
+        if (moves & 0xffffu)
+            out |= first(w - T::STEP) ? 1u : 0u;
+        if (moves)
+            out |= first(w) ? 2u : 0u;
+        if (moves >> 16)
+            out |= first(w + T::STEP) ? 4u : 0u;
+        return out;
+    }
+    __device__ bool first(int w) const
+    {
+        uint32_t bit = 1u << (w & 31);
+        return owned(w) && !(atomicOr(&marked[w >> 5], bit) & bit);
+    }
+    /* every lane of the warp calls it */
+    __device__ void append(unsigned fresh, int w) const
+    {
+        append_sites<3>(sites, n, fresh, w - T::STEP, T::STEP);
+    }
+};
+
+/* The moves of the listed occupied window sites (mask), a site a thread; with a change list
+ * (C::ON), the sites they change appended to it. A warp's lanes loop together: the appends
+ * are the warp's. */
+template <class F, class T, class C = no_changes>
 __device__ __forceinline__ void decide_moves(const rd_step &a, const uint16_t *occupied, int n,
                                              const typename F::site_t *win, const uint8_t *wtype,
-                                             uint32_t *mask, int x0, int v0, int plane_lo)
+                                             uint32_t *mask, int x0, int v0, int plane_lo,
+                                             C changed = C())
 {
-    for (int j = threadIdx.x; j < n; j += T::THREADS) {
-        int w = occupied[j];
-        int along = T::AXIS == 0 ? w % T::WW : w / T::WW;
-        slots sl = F::unpack(win[w]);
-        mask[w] = move_mask<F>(a, T::AXIS, window_site<T>(a, w, x0, v0, plane_lo), sl,
-                               F::count(sl), wtype[w],
-                               along > T::FIRST ? wtype[w - T::STEP] : RD_OUTSIDE,
-                               along < T::LAST ? wtype[w + T::STEP] : RD_OUTSIDE);
+    const int lane = C::ON ? threadIdx.x & 31 : 0;
+    for (int j0 = threadIdx.x - lane; j0 < n; j0 += T::THREADS) {
+        int j = j0 + lane, w = 0;
+        unsigned fresh = 0;
+        if (j < n) {
+            w = occupied[j];
+            int along = T::AXIS == 0 ? w % T::WW : w / T::WW;
+            slots sl = F::unpack(win[w]);
+            uint32_t m = move_mask<F>(a, T::AXIS, window_site<T>(a, w, x0, v0, plane_lo), sl,
+                                      F::count(sl), wtype[w],
+                                      along > T::FIRST ? wtype[w - T::STEP] : RD_OUTSIDE,
+                                      along < T::LAST ? wtype[w + T::STEP] : RD_OUTSIDE);
+            mask[w] = m;
+            fresh = changed.fresh(w, m);
+        }
+        if (C::ON)
+            changed.append(fresh, w);
     }
 }
 
@@ -608,6 +663,8 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
     __shared__ uint16_t occupied[T::N];
     __shared__ uint16_t busy[T::TW * T::TH];
     __shared__ int noccupied, nbusy, nreacting, nfired;
+    /* without reactions, busy lists the sites the moves change (changes<>), each marked here */
+    __shared__ uint32_t marked[REACT ? 1 : changes<T, int>::WORDS];
     uint32_t *win = (uint32_t *)win4;
     uint8_t *wtype = (uint8_t *)wtype4;
     uint32_t *outs = (uint32_t *)outs4;
@@ -672,10 +729,13 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
         return;
     if (threadIdx.x == 0)
         noccupied = nbusy = nreacting = nfired = 0;
+    if (!REACT && threadIdx.x < changes<T, int>::WORDS)
+        marked[threadIdx.x] = 0;
     __syncthreads();
     int w0 = (r + T::V0) * T::WW + T::X0 + 4 * qu; /* the own quad's first window site */
     win4[w0 / 4] = v;
     wtype4[w0 / 4] = quad_types(v, lanes);
+    outs4[r * QW + qu] = v; /* what a site keeps unless a gather writes it */
     append_sites<4>(occupied, &noccupied, quad_occupied(v), w0, 1);
     if (threadIdx.x < 32) { /* warp 0: the aprons */
         if (apron_w >= 0 && AXIS == 0) {
@@ -688,24 +748,35 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
         append_sites<4>(occupied, &noccupied, quad_occupied(av), apron_w, 1);
     }
     __syncthreads();
-    /* a site with nothing in or next to it keeps its word (it holds only its type) unless a
-     * reaction without reactants may fire there; the others go to the gathers' list */
     bool own = x < a.nx && v0 + r < vlen, every_site = REACT && reactions->has_order0;
-    if (!REACT) /* read again, not kept live through the lists: registers (the fused z-sweep
-                 * keeps its form, as in gather_listed) */
-        v = win4[w0 / 4];
-    uint4 near;
-    if (AXIS == 0) {
-        uint32_t before = win[w0 - 1], after = win[w0 + 4];
-        near = make_uint4(before | v.x | v.y, v.x | v.y | v.z, v.y | v.z | v.w, v.z | v.w | after);
+    if (REACT) {
+        /* a site with nothing in or next to it keeps its word (it holds only its type) unless
+         * a reaction without reactants may fire there; the others go to the gathers' list */
+        uint4 near;
+        if (AXIS == 0) {
+            uint32_t before = win[w0 - 1], after = win[w0 + 4];
+            near = make_uint4(before | v.x | v.y, v.x | v.y | v.z, v.y | v.z | v.w,
+                              v.z | v.w | after);
+        } else {
+            uint4 before = win4[w0 / 4 - WQ], after = win4[w0 / 4 + WQ];
+            near = make_uint4(v.x | before.x | after.x, v.y | before.y | after.y,
+                              v.z | before.z | after.z, v.w | before.w | after.w);
+        }
+        append_sites<4>(busy, &nbusy, own ? (every_site ? 0xfu : quad_occupied(near)) : 0u, w0,
+                        1);
+        decide_moves<packed32, T>(a, occupied, noccupied, win, wtype, mask, x0, v0, plane_lo);
     } else {
-        uint4 before = win4[w0 / 4 - WQ], after = win4[w0 / 4 + WQ];
-        near = make_uint4(v.x | before.x | after.x, v.y | before.y | after.y,
-                          v.z | before.z | after.z, v.w | before.w | after.w);
+        /* the gathers' list: the sites the moves change, window sites of the tile inside the
+         * lattice (not the aprons, nor a wrapped copy past a row's end) */
+        int nx = a.nx;
+        auto owned = [=](int w) {
+            int col = w % T::WW - T::X0, row = w / T::WW - T::V0;
+            return col >= 0 && col < T::TW && row >= 0 && row < T::TH && x0 + col < nx &&
+                   v0 + row < vlen;
+        };
+        decide_moves<packed32, T>(a, occupied, noccupied, win, wtype, mask, x0, v0, plane_lo,
+                                  changes<T, decltype(owned)>{busy, &nbusy, marked, owned});
     }
-    outs4[r * QW + qu] = v;
-    append_sites<4>(busy, &nbusy, own ? (every_site ? 0xfu : quad_occupied(near)) : 0u, w0, 1);
-    decide_moves<packed32, T>(a, occupied, noccupied, win, wtype, mask, x0, v0, plane_lo);
     __syncthreads();
     /* window site w's place in the staged tile (y, z: the row before, as the window is as wide) */
     auto site_at = [&](int w) {
