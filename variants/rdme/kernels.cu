@@ -308,10 +308,11 @@ __device__ size_t window_site(const rd_step &a, int w, int x0, int v0, int plane
  * bit K - 1 the site `last` instead, when last >= 0: an apron site), in one shared atomic per
  * warp, positions from one ballot per k. Every lane of the warp calls it. (An atomic per site,
  * K per thread, costs several times as much: the compiler wraps each in a warp aggregation of
- * its own.) */
-template <int K>
+ * its own.) With SPARE, no branch a k: a lane without site k stores into list[spare], a slot of
+ * its own past the list's end (a branch a k, taken by a few lanes, cost more than the store). */
+template <int K, bool SPARE = false>
 __device__ __forceinline__ void append_sites(uint16_t *list, int *n, unsigned sites, int w0,
-                                             int stride, int last = -1)
+                                             int stride, int last = -1, int spare = 0)
 {
     unsigned b[K];
     int before[K], total = 0;
@@ -329,10 +330,13 @@ __device__ __forceinline__ void append_sites(uint16_t *list, int *n, unsigned si
     base = __shfl_sync(0xffffffffu, base, 0);
     unsigned lower = (1u << lane) - 1;
 #pragma unroll
-    for (int k = 0; k < K; k++)
-        if (sites >> k & 1)
-            list[base + before[k] + __popc(b[k] & lower)] =
-                (uint16_t)(k == K - 1 && last >= 0 ? last : w0 + k * stride);
+    for (int k = 0; k < K; k++) {
+        uint16_t site = (uint16_t)(k == K - 1 && last >= 0 ? last : w0 + k * stride);
+        if (SPARE)
+            list[sites >> k & 1 ? base + before[k] + __popc(b[k] & lower) : spare] = site;
+        else if (sites >> k & 1)
+            list[base + before[k] + __popc(b[k] & lower)] = site;
+    }
 }
 
 /* The sites of a quad of packed32 words that hold particles, a bit each. */
@@ -365,7 +369,8 @@ struct no_changes {
  * move, and the neighbour each way that particles move into. The other sites keep their word,
  * so the gathers need only these (a site with particles that all stay, and none coming in, is
  * its own gather). `marked` (a bit a window site, zeroed before) keeps a site from being listed
- * twice; `owned(w)` says whether window site w is the block's to write. */
+ * twice; `owned(w)` says whether window site w is the block's to write. `sites` holds
+ * T::TW * T::TH entries and then a spare slot a thread (append_sites). */
 template <class T, class Owned> struct changes {
     static const bool ON = true;
     static const int WORDS = (T::N + 31) / 32;
@@ -393,9 +398,22 @@ template <class T, class Owned> struct changes {
     /* every lane of the warp calls it */
     __device__ void append(unsigned fresh, int w) const
     {
-        append_sites<3>(sites, n, fresh, w - T::STEP, T::STEP);
+        append_sites<3, true>(sites, n, fresh, w - T::STEP, T::STEP, -1,
+                              T::TW * T::TH + threadIdx.x);
     }
 };
+
+/* The owned-site test of changes<> for tile T at (x0, v0) of a lattice nx by vlen sites (x by
+ * the tile's second axis): a site of the tile, not an apron, inside the lattice (not a wrapped
+ * copy past a row's end). */
+template <class T> __device__ __forceinline__ auto owned_sites(int x0, int v0, int nx, int vlen)
+{
+    return [=](int w) {
+        int col = w % T::WW - T::X0, row = w / T::WW - T::V0;
+        return col >= 0 && col < T::TW && row >= 0 && row < T::TH && x0 + col < nx &&
+               v0 + row < vlen;
+    };
+}
 
 /* The moves of the listed occupied window sites (mask), a site a thread; with a change list
  * (C::ON), the sites they change appended to it. A warp's lanes loop together: the appends
@@ -660,8 +678,10 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
     __shared__ uint4 win4[T::N / 4], outs4[T::TW * T::TH / 4];
     __shared__ uint32_t wtype4[T::N / 4];
     __shared__ uint32_t mask[T::N];
-    __shared__ uint16_t occupied[T::N];
-    __shared__ uint16_t busy[T::TW * T::TH];
+    /* the lists, and without reactions a spare slot a thread past their ends (append_sites) */
+    const int SPARES = REACT ? 0 : BLOCK;
+    __shared__ uint16_t occupied[T::N + SPARES];
+    __shared__ uint16_t busy[T::TW * T::TH + SPARES];
     __shared__ int noccupied, nbusy, nreacting, nfired;
     /* without reactions, busy lists the sites the moves change (changes<>), each marked here */
     __shared__ uint32_t marked[REACT ? 1 : changes<T, int>::WORDS];
@@ -736,7 +756,8 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
     win4[w0 / 4] = v;
     wtype4[w0 / 4] = quad_types(v, lanes);
     outs4[r * QW + qu] = v; /* what a site keeps unless a gather writes it */
-    append_sites<4>(occupied, &noccupied, quad_occupied(v), w0, 1);
+    append_sites<4, !REACT>(occupied, &noccupied, quad_occupied(v), w0, 1, -1,
+                            T::N + threadIdx.x);
     if (threadIdx.x < 32) { /* warp 0: the aprons */
         if (apron_w >= 0 && AXIS == 0) {
             win[apron_w] = av.x;
@@ -766,14 +787,8 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
                         1);
         decide_moves<packed32, T>(a, occupied, noccupied, win, wtype, mask, x0, v0, plane_lo);
     } else {
-        /* the gathers' list: the sites the moves change, window sites of the tile inside the
-         * lattice (not the aprons, nor a wrapped copy past a row's end) */
-        int nx = a.nx;
-        auto owned = [=](int w) {
-            int col = w % T::WW - T::X0, row = w / T::WW - T::V0;
-            return col >= 0 && col < T::TW && row >= 0 && row < T::TH && x0 + col < nx &&
-                   v0 + row < vlen;
-        };
+        /* the gathers' list: the sites the moves change */
+        auto owned = owned_sites<T>(x0, v0, a.nx, vlen);
         decide_moves<packed32, T>(a, occupied, noccupied, win, wtype, mask, x0, v0, plane_lo,
                                   changes<T, decltype(owned)>{busy, &nbusy, marked, owned});
     }
@@ -805,9 +820,12 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
 #define XY_THREADS (XY_SIDE * XY_SIDE / 4)
 typedef tile<0, true, XY_SIDE, XY_SIDE, XY_THREADS> xy_tile_x;
 typedef tile<1, true, XY_SIDE, XY_SIDE, XY_THREADS> xy_tile_y;
-/* dynamic shared memory: the two windows, the masks, the types, the two lists */
-static const size_t XY_SHARED = 4 * (xy_tile_x::N + xy_tile_y::N + xy_tile_x::N) + xy_tile_x::N +
-                                2 * (xy_tile_x::N + XY_SIDE * XY_SIDE);
+/* dynamic shared memory: the two windows, the masks, the changed sites' marks, the types, the
+ * two lists (each with a spare slot a thread: append_sites) */
+static const int XY_MARK_WORDS = changes<xy_tile_x, int>::WORDS;
+static_assert(changes<xy_tile_y, int>::WORDS <= XY_MARK_WORDS, "the y-sweep's marks fit");
+static const size_t XY_SHARED = 4 * (xy_tile_x::N + xy_tile_y::N + xy_tile_x::N + XY_MARK_WORDS) +
+                                xy_tile_x::N + 2 * (xy_tile_x::N + XY_SIDE * XY_SIDE + 2 * XY_THREADS);
 
 __global__ void __launch_bounds__(XY_THREADS, 2)
     sweep_xy(const uint4 *__restrict__ in, uint4 *__restrict__ out, rd_step a, int plane_lo)
@@ -822,9 +840,11 @@ __global__ void __launch_bounds__(XY_THREADS, 2)
     uint4 *xwin4 = xy_shared, *ywin4 = xwin4 + TX::N / 4;
     uint32_t *xwin = (uint32_t *)xwin4, *ywin = (uint32_t *)ywin4;
     uint32_t *mask = ywin + TY::N;
-    uint32_t *wtype4 = mask + TX::N;
+    uint32_t *marked = mask + TX::N;
+    uint32_t *wtype4 = marked + XY_MARK_WORDS;
     uint8_t *wtype = (uint8_t *)wtype4;
-    uint16_t *occupied = (uint16_t *)(wtype + TX::N), *busy = occupied + TX::N;
+    const int OCCUPIED = TX::N + XY_THREADS; /* occupied's entries and spare slots */
+    uint16_t *occupied = (uint16_t *)(wtype + TX::N), *busy = occupied + OCCUPIED;
     __shared__ int noccupied, nbusy, ynoccupied, ynbusy;
     sb_await_previous_kernel();
     sb_launch_next_kernel();
@@ -861,23 +881,23 @@ __global__ void __launch_bounds__(XY_THREADS, 2)
         return;
     if (threadIdx.x == 0)
         noccupied = nbusy = ynoccupied = ynbusy = 0;
+    if (threadIdx.x < XY_MARK_WORDS)
+        marked[threadIdx.x] = 0;
     __syncthreads();
     int w0 = r * TX::WW + TX::X0 + 4 * qu;
     xwin4[w0 / 4] = v;
     wtype4[w0 / 4] = quad_types(v, lanes);
-    append_sites<4>(occupied, &noccupied, quad_occupied(v), w0, 1);
+    ywin4[(r + 1) * QW + qu] = v; /* what a site keeps unless a gather writes it */
+    append_sites<4, true>(occupied, &noccupied, quad_occupied(v), w0, 1, -1, TX::N + threadIdx.x);
     if (threadIdx.x < 2 * TX::TH) { /* whole warps: the aprons */
         xwin[apron_w] = av;
         wtype[apron_w] = apron_ok ? av >> 28 : RD_OUTSIDE;
         append_sites<1>(occupied, &noccupied, (av & 0x0fffffffu) != 0, apron_w, 1);
     }
     __syncthreads();
-    uint32_t before = xwin[w0 - 1], after = xwin[w0 + 4];
-    uint4 near =
-        make_uint4(before | v.x | v.y, v.x | v.y | v.z, v.y | v.z | v.w, v.z | v.w | after);
-    ywin4[(r + 1) * QW + qu] = v;
-    append_sites<4>(busy, &nbusy, own ? quad_occupied(near) : 0u, w0, 1);
-    decide_moves<packed32, TX>(a, occupied, noccupied, xwin, wtype, mask, 0, 0, plane_lo);
+    auto xowned = owned_sites<TX>(0, 0, nx, ny);
+    decide_moves<packed32, TX>(a, occupied, noccupied, xwin, wtype, mask, 0, 0, plane_lo,
+                               changes<TX, decltype(xowned)>{busy, &nbusy, marked, xowned});
     __syncthreads();
     gather_listed<packed32, TX, false, false>(
         a, busy, nbusy, xwin, wtype, mask, 0, 0, plane_lo, false, nullptr, nullptr,
@@ -894,7 +914,11 @@ __global__ void __launch_bounds__(XY_THREADS, 2)
     int yw0 = (r + 1) * TY::WW + 4 * qu;
     ywin4[yw0 / 4] = q;
     wtype4[yw0 / 4] = quad_types(q, ylanes);
-    append_sites<4>(occupied, &ynoccupied, quad_occupied(q), yw0, 1);
+    xwin4[r * QW + qu] = q; /* what a site keeps unless a gather writes it */
+    if (threadIdx.x < XY_MARK_WORDS) /* the x-sweep's marks are done with */
+        marked[threadIdx.x] = 0;
+    append_sites<4, true>(occupied, &ynoccupied, quad_occupied(q), yw0, 1, -1,
+                          TX::N + threadIdx.x);
     if (threadIdx.x < 32) { /* warp 0: the apron rows 0 and XY_SIDE + 1, a quad a thread */
         int side = threadIdx.x / QW, ac = side ? TY::TH : -1;
         bool ok = x < nx;
@@ -909,12 +933,9 @@ __global__ void __launch_bounds__(XY_THREADS, 2)
         append_sites<4>(occupied, &ynoccupied, quad_occupied(aq), aw, 1);
     }
     __syncthreads();
-    uint4 above = ywin4[yw0 / 4 - QW], below = ywin4[yw0 / 4 + QW];
-    near = make_uint4(q.x | above.x | below.x, q.y | above.y | below.y, q.z | above.z | below.z,
-                      q.w | above.w | below.w);
-    xwin4[r * QW + qu] = q;
-    append_sites<4>(busy, &ynbusy, own ? quad_occupied(near) : 0u, yw0, 1);
-    decide_moves<packed32, TY>(a, occupied, ynoccupied, ywin, wtype, mask, 0, 0, plane_lo);
+    auto yowned = owned_sites<TY>(0, 0, nx, ny);
+    decide_moves<packed32, TY>(a, occupied, ynoccupied, ywin, wtype, mask, 0, 0, plane_lo,
+                               changes<TY, decltype(yowned)>{busy, &ynbusy, marked, yowned});
     __syncthreads();
     gather_listed<packed32, TY, false, false>(a, busy, ynbusy, ywin, wtype, mask, 0, 0, plane_lo,
                                               false, nullptr, nullptr,
