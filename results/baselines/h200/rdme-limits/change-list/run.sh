@@ -1,6 +1,6 @@
 #!/bin/sh
 # One device call for a build against its base (28c14a1 against ce14c15, c93a86c against
-# 28c14a1): gpu_rdme_variants, the red blood cell and the Min system timed against the base build
+# 28c14a1, f55ccb7 against c93a86c): gpu_rdme_variants, the red blood cell and the Min system timed against the base build
 # (two processes of each, alternating), Nsight Compute on the new build's step, then the modes in
 # RD_MORE (e.g. rdme-source). The builds come packed (stripped) as .carry/rd.tar.xz:
 # .carry/sb/{stagebench,stagebench-base,lib/,tests/gpu_rdme_variants}.
