@@ -953,15 +953,13 @@ typedef struct site_runs {
 
 /* Reactions, in place, in the sites of `runs`: each thread loads REACT_SITES_PER_THREAD sites;
  * the sites that can react (occupied, or any site when a reaction has no reactant) go to a list
- * the block then works through, a thread per site. packed32 appends to the list a warp at once
- * (append_sites, with a spare slot a thread past the list's end); byte16 a site at once (its
- * sites' registers leave no room for the warp's form). */
+ * the block then works through, a thread per site. */
 template <class F>
 __global__ void __launch_bounds__(BLOCK, 6)
     react(typename F::site_t *lattice, site_runs runs, const rd_reaction_table *__restrict__ t,
           rd_step a, unsigned long long *fired)
 {
-    __shared__ uint16_t active[BLOCK * REACT_SITES_PER_THREAD + (F::WARP_LISTS ? BLOCK : 0)];
+    __shared__ uint16_t active[BLOCK * REACT_SITES_PER_THREAD];
     __shared__ int nactive, nfired;
     sb_await_previous_kernel();
     sb_launch_next_kernel();
@@ -983,21 +981,12 @@ __global__ void __launch_bounds__(BLOCK, 6)
     if (threadIdx.x == 0)
         nactive = nfired = 0;
     __syncthreads();
-    unsigned listed = 0; /* bit k: site k goes to the list */
 #pragma unroll
     for (int k = 0; k < REACT_SITES_PER_THREAD; k++) {
         int o = k * BLOCK + threadIdx.x;
-        if (base + o < end && (all || F::occupied(v[k]))) {
-            if (F::WARP_LISTS)
-                listed |= 1u << k;
-            else
-                active[atomicAdd(&nactive, 1)] = (uint16_t)o;
-        }
+        if (base + o < end && (all || F::occupied(v[k])))
+            active[atomicAdd(&nactive, 1)] = (uint16_t)o;
     }
-    if (F::WARP_LISTS)
-        append_sites<REACT_SITES_PER_THREAD, true>(active, &nactive, listed, threadIdx.x, BLOCK,
-                                                   -1, BLOCK * REACT_SITES_PER_THREAD +
-                                                           threadIdx.x);
     __syncthreads();
     for (int j = threadIdx.x; j < nactive; j += BLOCK) {
         /* the global index: the buffer's, less its halo plane, plus the slab's first plane */
