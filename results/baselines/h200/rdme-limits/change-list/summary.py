@@ -3,7 +3,16 @@
 sweeps and in react (Nsight Compute, bench/ncu-key-figures) and its step's ratio to the build
 before it (stagebench compare, two processes of each alternating in one call).
     python3 summary.py > summary.md    (from this folder)"""
-import re
+import importlib.util
+import os
+
+# the tables' readers of ../gather-index/summary.py
+_spec = importlib.util.spec_from_file_location(
+    "gather_index_summary", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                         "../gather-index/summary.py"))
+_gather_index = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_gather_index)
+ratios = _gather_index.ratios
 
 BUILDS = [
     ("ce14c15", "the base (gather-index/)", "../gather-index/ce14c15/ab-ncu-new-key.md", None, None),
@@ -15,25 +24,10 @@ BUILDS = [
      "f55ccb7/ab-ncu-new-key.md", "f55ccb7/ab/compare-rbc.txt", "f55ccb7/ab/compare-min.txt"),
 ]
 
-
-def per_site(path):
-    cells = [[c.strip() for c in line.split("|")] for line in open(path)]
-    return [c[-2] for c in cells if len(c) > 3 and c[2].startswith(("sweep_quads", "react"))]
-
-
-def ratios(path):
-    found = {}
-    for line in open(path) if path else []:
-        m = re.match(r"rdme/(\S+?)/\S+\s+\S+ \S+\s+\S+ \S+\s+([\d.]+)x", line)
-        if m:
-            found[m.group(1)] = m.group(2) + "×"
-    return found
-
-
 print("| build | change | x-sweep | y-sweep | z-sweep | react | red blood cell `gpu` | `gpu-fused` "
       "| Min `gpu-graph` | `gpu-fused` |")
 print("|---|---|---|---|---|---|---|---|---|---|")
 for name, what, key, rbc, min_ in BUILDS:
     a, b = ratios(rbc), ratios(min_)
-    print(f"| {name} | {what} | {' | '.join(per_site(key))} | {a.get('gpu', '—')} | "
+    print(f"| {name} | {what} | {' | '.join(_gather_index.per_site(key, ('sweep_quads', 'react')))} | {a.get('gpu', '—')} | "
           f"{a.get('gpu-fused', '—')} | {b.get('gpu-graph', '—')} | {b.get('gpu-fused', '—')} |")

@@ -20,9 +20,10 @@ BUILDS = [
 ]
 
 
-def per_site(path):
+def per_site(path, kernels=("sweep_quads",)):
+    """the last column (thread instructions a site) of each kernel named like one of kernels"""
     cells = [[c.strip() for c in line.split("|")] for line in open(path)]
-    return [c[-2] for c in cells if len(c) > 3 and c[2].startswith("sweep_quads")]
+    return [c[-2] for c in cells if len(c) > 3 and c[2].startswith(kernels)]
 
 
 def ratios(path):
@@ -34,10 +35,11 @@ def ratios(path):
     return found
 
 
-print("| build | change | x-sweep | y-sweep | z-sweep | red blood cell `gpu` | `gpu-fused` "
-      "| Min `gpu-graph` | `gpu-fused` |")
-print("|---|---|---|---|---|---|---|---|---|")
-for name, what, key, rbc, min_ in BUILDS:
-    a, b = ratios(rbc), ratios(min_)
-    print(f"| {name} | {what} | {' | '.join(per_site(key))} | {a.get('gpu', '—')} | "
-          f"{a.get('gpu-fused', '—')} | {b.get('gpu-graph', '—')} | {b.get('gpu-fused', '—')} |")
+if __name__ == "__main__":
+    print("| build | change | x-sweep | y-sweep | z-sweep | red blood cell `gpu` | `gpu-fused` "
+          "| Min `gpu-graph` | `gpu-fused` |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, what, key, rbc, min_ in BUILDS:
+        a, b = ratios(rbc), ratios(min_)
+        print(f"| {name} | {what} | {' | '.join(per_site(key))} | {a.get('gpu', '—')} | "
+              f"{a.get('gpu-fused', '—')} | {b.get('gpu-graph', '—')} | {b.get('gpu-fused', '—')} |")
