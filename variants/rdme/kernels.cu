@@ -365,16 +365,19 @@ struct no_changes {
     __device__ void append(unsigned, int) const {}
 };
 
+/* The words of changes<>'s marks for tile T: a bit a window site. */
+template <class T> __host__ __device__ constexpr int mark_words() { return (T::N + 31) / 32; }
+
 /* The list of the owned window sites whose content a sweep changes: a site whose particles
  * move, and the neighbour each way that particles move into. The other sites keep their word,
  * so the gathers need only these (a site with particles that all stay, and none coming in, is
  * its own gather): on the red blood cell at 8 nm the sweeps ran 12-14 % fewer instructions than
- * with every site in or next to particles (docs/limits.md, "The gathers' list"). `marked` (a bit a window site, zeroed before) keeps a site from being listed
- * twice; `owned(w)` says whether window site w is the block's to write. `sites` holds
- * T::TW * T::TH entries and then a spare slot a thread (append_sites). */
+ * with every site in or next to particles (docs/limits.md, "The gathers' list"). `marked`
+ * (mark_words<T>(), zeroed before) keeps a site from being listed twice; `owned(w)` says
+ * whether window site w is the block's to write. `sites` holds T::TW * T::TH entries and then
+ * a spare slot a thread (append_sites). */
 template <class T, class Owned> struct changes {
     static const bool ON = true;
-    static const int WORDS = (T::N + 31) / 32;
     uint16_t *sites;
     int *n;
     uint32_t *marked;
@@ -665,10 +668,9 @@ __global__ void __launch_bounds__(BLOCK, REACT ? F::FUSED_BLOCKS_PER_SM : F::SWE
  * once a quad. Without reactions each quad is staged as it was, and only the sites the moves
  * change are gathered (changes<>); with them (the fused z-sweep) every site with particles in or
  * next to it is, as sweep<> does, since the reactions need every occupied site listed again.
- * A thread owns one quad of one tile row. The aprons: in the y-
- * and z-sweeps two rows of quads, loaded by the first threads; in the x-sweep a site each side of
- * every row, loaded by warp 0, the window's rows padded so that its quads are 16-byte aligned
- * (tile<0, true>). mask is written for the occupied sites only: a gather reads an empty site's
+ * A thread owns one quad of one tile row. The aprons: in the y- and z-sweeps two rows of quads,
+ * loaded by the first threads; in the x-sweep a site each side of every row, loaded by warp 0,
+ * the window's rows padded so that its quads are 16-byte aligned (tile<0, true>). mask is written for the occupied sites only: a gather reads an empty site's
  * mask under a slot count of 0, which selects nothing. */
 template <int AXIS, bool REACT = false>
 __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
@@ -688,7 +690,7 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
     __shared__ uint16_t busy[T::TW * T::TH + SPARES];
     __shared__ int noccupied, nbusy, nreacting, nfired;
     /* without reactions, busy lists the sites the moves change (changes<>), each marked here */
-    __shared__ uint32_t marked[REACT ? 1 : changes<T, int>::WORDS];
+    __shared__ uint32_t marked[REACT ? 1 : mark_words<T>()];
     uint32_t *win = (uint32_t *)win4;
     uint8_t *wtype = (uint8_t *)wtype4;
     uint32_t *outs = (uint32_t *)outs4;
@@ -753,7 +755,7 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
         return;
     if (threadIdx.x == 0)
         noccupied = nbusy = nreacting = nfired = 0;
-    if (!REACT && threadIdx.x < changes<T, int>::WORDS)
+    if (!REACT && threadIdx.x < mark_words<T>())
         marked[threadIdx.x] = 0;
     __syncthreads();
     int w0 = (r + T::V0) * T::WW + T::X0 + 4 * qu; /* the own quad's first window site */
@@ -826,10 +828,11 @@ typedef tile<0, true, XY_SIDE, XY_SIDE, XY_THREADS> xy_tile_x;
 typedef tile<1, true, XY_SIDE, XY_SIDE, XY_THREADS> xy_tile_y;
 /* dynamic shared memory: the two windows, the masks, the changed sites' marks, the types, the
  * two lists (each with a spare slot a thread: append_sites) */
-static const int XY_MARK_WORDS = changes<xy_tile_x, int>::WORDS;
-static_assert(changes<xy_tile_y, int>::WORDS <= XY_MARK_WORDS, "the y-sweep's marks fit");
-static const size_t XY_SHARED = 4 * (xy_tile_x::N + xy_tile_y::N + xy_tile_x::N + XY_MARK_WORDS) +
-                                xy_tile_x::N + 2 * (xy_tile_x::N + XY_SIDE * XY_SIDE + 2 * XY_THREADS);
+static const int XY_MARK_WORDS = mark_words<xy_tile_x>();
+static_assert(mark_words<xy_tile_y>() <= XY_MARK_WORDS, "the y-sweep's marks fit");
+static const size_t XY_SHARED =
+    4 * (xy_tile_x::N + xy_tile_y::N + xy_tile_x::N + XY_MARK_WORDS) + xy_tile_x::N +
+    2 * (xy_tile_x::N + XY_SIDE * XY_SIDE + 2 * XY_THREADS);
 
 __global__ void __launch_bounds__(XY_THREADS, 2)
     sweep_xy(const uint4 *__restrict__ in, uint4 *__restrict__ out, rd_step a, int plane_lo)
