@@ -670,8 +670,9 @@ __global__ void __launch_bounds__(BLOCK, REACT ? F::FUSED_BLOCKS_PER_SM : F::SWE
  * next to it is, as sweep<> does, since the reactions need every occupied site listed again.
  * A thread owns one quad of one tile row. The aprons: in the y- and z-sweeps two rows of quads,
  * loaded by the first threads; in the x-sweep a site each side of every row, loaded by warp 0,
- * the window's rows padded so that its quads are 16-byte aligned (tile<0, true>). mask is written for the occupied sites only: a gather reads an empty site's
- * mask under a slot count of 0, which selects nothing. */
+ * the window's rows padded so that its quads are 16-byte aligned (tile<0, true>). mask is written
+ * for the occupied sites only: a gather reads an empty site's mask under a slot count of 0, which
+ * selects nothing. */
 template <int AXIS, bool REACT = false>
 __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
                                                : packed32::SWEEP_BLOCKS_PER_SM)
