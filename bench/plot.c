@@ -1264,6 +1264,8 @@ int sb_cmd_plot(int argc, char **argv)
         size_t len = strlen(inputs[0]);
         if (len > 5 && strcmp(inputs[0] + len - 5, ".json") == 0)
             len -= 5;
+        else if (len > 8 && strcmp(inputs[0] + len - 8, ".json.xz") == 0)
+            len -= 8;
         snprintf(out_prefix, sizeof out_prefix, "%.*s-%s", (int)len, inputs[0],
                  r.kind == SB_PLOT_SERIES && r.series ? r.series : kind_names[r.kind]);
         r.out_prefix = out_prefix;

@@ -287,13 +287,13 @@ static int device_index(report *r, json_t *gpu, const char *path)
     return r->ndevices - 1;
 }
 
-/* A *.json of the folder: records when its context has a "stagebench" object. Other JSON (a
+/* A *.json or *.json.xz of the folder: records when its context has a "stagebench" object. Other JSON (a
  * calibration, Google Benchmark's own output) is not, and neither is a file that is not JSON
  * and has no "stagebench" in it (Google Benchmark writes NaN, which JSON lacks): those are
  * passed over, the latter said to be. A records file that does not parse is an error. */
 static int load_records(report *r, folder *f, const char *path, const char *name)
 {
-    char *text = read_text(path);
+    char *text = has_suffix(name, ".xz") ? sb_read_xz(path, NULL) : read_text(path);
     if (!text)
         return -1;
     json_error_t e;
@@ -420,7 +420,7 @@ static int scan(report *r, int root, const char *path, const char *label, const 
             break;
         if (stat(file, &st) != 0 || !S_ISREG(st.st_mode))
             continue;
-        if (has_suffix(names[i], ".json"))
+        if (sb_is_json_name(names[i]))
             rc = load_records(r, &f, file, names[i]);
         else if (has_suffix(names[i], ".md"))
             rc = add_table(&f, file, names[i]);

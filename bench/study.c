@@ -874,8 +874,14 @@ static int draw(const study *s, const study_figure *fig, const sb_workload *w, c
     for (char *save = NULL, *r = strtok_r(from, ",", &save); r && n < MAX_INPUTS;
          r = strtok_r(NULL, ",", &save)) {
         const sb_table_source *src = find_source(s, r, strlen(r));
-        if (src->is_run) {
+        if (src->is_run) { /* its records, or their committed compressed copy */
             snprintf(paths[n], sizeof paths[n], "%s/%s", dir, src->pattern);
+            size_t len = strlen(paths[n]);
+            if (access(paths[n], F_OK) != 0 && len + 4 <= sizeof paths[n]) {
+                memcpy(paths[n] + len, ".xz", 4);
+                if (access(paths[n], F_OK) != 0)
+                    paths[n][len] = '\0';
+            }
             inputs[n] = paths[n];
             n++;
             continue;
@@ -883,7 +889,7 @@ static int draw(const study *s, const study_figure *fig, const sb_workload *w, c
         char pattern[2048]; /* records: every file there (none: the figure goes without) */
         glob_t g;
         snprintf(pattern, sizeof pattern, "%s/%s", dir, src->pattern);
-        if (glob(pattern, 0, NULL, &g) != 0)
+        if (sb_glob_records(pattern, &g) != 0)
             continue;
         for (size_t i = 0; i < g.gl_pathc && n < MAX_INPUTS; i++) {
             if (sb_is_temp_file(g.gl_pathv[i])) /* a write cut off left it: not records */
@@ -1044,7 +1050,7 @@ static int bad_records(const study *s, const char *from, int *state, const char 
             glob_t g;
             state[i] = 1;
             snprintf(pattern, sizeof pattern, "%s/%s", dir, src->pattern);
-            if (glob(pattern, 0, NULL, &g) != 0)
+            if (sb_glob_records(pattern, &g) != 0)
                 continue;
             for (size_t k = 0; k < g.gl_pathc; k++) {
                 json_t *doc;

@@ -666,7 +666,7 @@ static int load_sources(loaded *L, const sb_table_source *src, int nsrc, const i
         char pattern[2048];
         snprintf(pattern, sizeof pattern, "%s/%s", dir, src[s].pattern);
         glob_t g;
-        int rc = glob(pattern, 0, NULL, &g);
+        int rc = sb_glob_records(pattern, &g);
         if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0)) {
             if (*nmissing < SB_TABLE_NOTES)
                 snprintf(missing[(*nmissing)++], SB_TABLE_TEXT,

@@ -237,8 +237,8 @@ static int is_repetition_file(const char *name)
     return strcmp(rep, ".json") == 0;
 }
 
-/* A records file, or every *.json of a directory in name order (repetitions' own files left
- * out). */
+/* A records file, or every *.json and *.json.xz of a directory in name order (repetitions' own
+ * files left out). */
 static int load_records(records *r, const char *path)
 {
     *r = (records){.path = path};
@@ -251,8 +251,7 @@ static int load_records(records *r, const char *path)
     char **names = NULL;
     int n = 0, rc = 0;
     for (struct dirent *e; (e = readdir(d));) {
-        size_t len = strlen(e->d_name);
-        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0 || is_repetition_file(e->d_name))
+        if (!sb_is_json_name(e->d_name) || e->d_name[0] == '.' || is_repetition_file(e->d_name))
             continue;
         char **grown = realloc(names, (size_t)(n + 1) * sizeof *names);
         if (!grown || !(grown[n] = strdup(e->d_name))) {
@@ -275,7 +274,7 @@ static int load_records(records *r, const char *path)
         free(names[i]);
     free(names);
     if (rc == 0 && r->ndocs == 0)
-        return sb_fail("%s: a directory without records files (*.json)", path);
+        return sb_fail("%s: a directory without records files (*.json, *.json.xz)", path);
     return rc;
 }
 

@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <lzma.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +121,92 @@ int sb_json_write_atomic(const char *path, const json_t *doc)
     return rc;
 }
 
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+int sb_is_json_name(const char *name)
+{
+    return has_suffix(name, ".json") || has_suffix(name, ".json.xz");
+}
+
+int sb_glob_records(const char *pattern, glob_t *g)
+{
+    int rc = glob(pattern, 0, NULL, g);
+    if (rc == GLOB_NOMATCH && has_suffix(pattern, ".json")) {
+        char xz[4200];
+        snprintf(xz, sizeof xz, "%s.xz", pattern);
+        rc = glob(xz, 0, NULL, g);
+    }
+    return rc;
+}
+
+char *sb_read_xz(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        sb_fail("cannot read %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    lzma_stream z = LZMA_STREAM_INIT;
+    if (lzma_stream_decoder(&z, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
+        fclose(f);
+        sb_fail("cannot start decompressing %s (liblzma)", path);
+        return NULL;
+    }
+    uint8_t in[1 << 16];
+    size_t cap = 1 << 20, used = 0;
+    char *out = malloc(cap);
+    lzma_ret r = out ? LZMA_OK : LZMA_MEM_ERROR;
+    lzma_action action = LZMA_RUN;
+    while (r == LZMA_OK) {
+        if (z.avail_in == 0 && action == LZMA_RUN) {
+            z.next_in = in;
+            z.avail_in = fread(in, 1, sizeof in, f);
+            if (ferror(f))
+                break;
+            if (feof(f))
+                action = LZMA_FINISH;
+        }
+        if (used + 1 == cap) {
+            char *grown = realloc(out, cap * 2);
+            if (!grown) {
+                r = LZMA_MEM_ERROR;
+                break;
+            }
+            out = grown;
+            cap *= 2;
+        }
+        z.next_out = (uint8_t *)out + used;
+        z.avail_out = cap - 1 - used;
+        r = lzma_code(&z, action);
+        used = cap - 1 - z.avail_out;
+    }
+    int read_error = ferror(f);
+    fclose(f);
+    lzma_end(&z);
+    if (r != LZMA_STREAM_END || read_error) {
+        free(out);
+        if (read_error)
+            sb_fail("cannot read %s: %s", path, strerror(errno));
+        else
+            sb_fail("%s: %s", path,
+                       r == LZMA_MEM_ERROR ? "out of host memory decompressing it"
+                       : r == LZMA_FORMAT_ERROR ? "not an xz file (a name ending in .xz is read "
+                                                  "as xz; rename it if it is plain JSON)"
+                       : r == LZMA_OK || r == LZMA_BUF_ERROR
+                           ? "a truncated xz file (compress the records again: xz -9e FILE.json)"
+                           : "a corrupt xz file (compress the records again: xz -9e FILE.json)");
+        return NULL;
+    }
+    out[used] = '\0';
+    if (len)
+        *len = used;
+    return out;
+}
+
 json_t *sb_json_load(const char *path)
 {
     json_error_t e;
@@ -128,7 +216,21 @@ json_t *sb_json_load(const char *path)
                 path);
         return NULL;
     }
-    json_t *doc = json_load_file(path, 0, &e);
+    json_t *doc;
+    if (has_suffix(path, ".xz")) {
+        size_t len;
+        char *text = sb_read_xz(path, &len);
+        if (!text)
+            return NULL;
+        doc = json_loadb(text, len, 0, &e);
+        free(text);
+        if (!doc && e.line <= 0) {
+            sb_fail("%s: %s", path, e.text);
+            return NULL;
+        }
+    } else {
+        doc = json_load_file(path, 0, &e);
+    }
     if (!doc) {
         if (e.line > 0)
             sb_fail("%s:%d: not valid JSON: %s", path, e.line, e.text);

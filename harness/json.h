@@ -3,6 +3,7 @@
 #ifndef SB_JSON_H
 #define SB_JSON_H
 
+#include <glob.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <jansson.h>
@@ -23,8 +24,17 @@ int sb_write_stream_atomic(const char *path, int (*fill)(FILE *f, const void *a,
                            const void *a, const void *b);
 int sb_json_write_atomic(const char *path, const json_t *doc);
 /* Loads a records file; the message names the file, and the line for syntax errors. A temporary
- * file (sb_is_temp_file) is refused. */
+ * file (sb_is_temp_file) is refused. A name ending in .xz is read through liblzma: large records
+ * are committed compressed (xz -9e FILE.json), and every command reads them as they are. */
 json_t *sb_json_load(const char *path);
+/* The whole of an .xz file, decompressed and NUL-terminated (free it); *len its length when len
+ * is not NULL. NULL after a message naming the file (not xz, truncated, corrupt, unreadable). */
+char *sb_read_xz(const char *path, size_t *len);
+/* glob(3) of a records pattern: where "X.json" matches nothing, "X.json.xz" (records committed
+ * compressed). glob's return value; g to globfree when 0. */
+int sb_glob_records(const char *pattern, glob_t *g);
+/* 1 when name ends in .json or .json.xz (a records file's name, compressed or not). */
+int sb_is_json_name(const char *name);
 /* Creates the directory part of path (mkdir -p). */
 int sb_make_parent_dirs(const char *path);
 

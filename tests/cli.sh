@@ -85,6 +85,24 @@ expect 1 "compare a slower run" "$sb" compare "$tmp/cpu.json" "$tmp/slow.json"
 grep -q "SLOWER" "$tmp/out" && grep -q "missing:" "$tmp/out" && grep -q "new:" "$tmp/out" || fail "compare's table"
 expect 2 "compare a missing file" "$sb" compare "$tmp/cpu.json" "$tmp/nope.json"
 
+# records committed compressed: X.json.xz reads as X.json, alone or in a folder; a truncated
+# one, or plain JSON named .xz, is one line naming it
+xz_copy() { python3 -c "import lzma,sys; open(sys.argv[2],'wb').write(lzma.compress(open(sys.argv[1],'rb').read()))" "$@"; }
+xz_copy "$tmp/slow.json" "$tmp/slow.json.xz"
+"$sb" compare "$tmp/cpu.json" "$tmp/slow.json" | grep -v slow.json > "$tmp/plain.txt"
+expect 1 "compare a .json.xz" "$sb" compare "$tmp/cpu.json" "$tmp/slow.json.xz"
+grep -v slow.json "$tmp/out" | cmp -s - "$tmp/plain.txt" || fail "compare of the .json.xz differs from the .json's"
+mkdir "$tmp/xz"
+xz_copy "$tmp/cpu.json" "$tmp/xz/cpu.json.xz"
+expect 0 "compare a folder of .json.xz" "$sb" compare "$tmp/xz" "$tmp/cpu.json"
+head -c 300 "$tmp/slow.json.xz" > "$tmp/cut.json.xz"
+expect 2 "a truncated .json.xz" "$sb" compare "$tmp/cpu.json" "$tmp/cut.json.xz"
+one_line_naming "cut.json.xz: a truncated xz file"
+cp "$tmp/cpu.json" "$tmp/plain.json.xz"
+expect 2 "plain JSON named .json.xz" "$sb" compare "$tmp/cpu.json" "$tmp/plain.json.xz"
+one_line_naming "plain.json.xz: not an xz file"
+expect 0 "history takes a .json.xz" "$sb" history add "$tmp/h.db" "$tmp/xz/cpu.json.xz" --commit abc1234
+
 # plot and study (gnuplot is a dependency; without it they must say so)
 if command -v gnuplot >/dev/null 2>&1; then
     expect 0 "second point" "$sb" run procell --param histogram="$tmp/h.txt" --param t_max=120 \
@@ -107,6 +125,12 @@ figure speed speedup from=a baseline=cpu-reference
 STUDY
     expect 0 "study" "$sb" study "$tmp/s.study" --out "$tmp/st"
     [ -s "$tmp/st/times.png" ] && [ -s "$tmp/st/speed.svg" ] && [ -s "$tmp/st/a.json" ] || fail "study outputs"
+    # its records committed compressed: --figures-only draws from a.json.xz
+    xz_copy "$tmp/st/a.json" "$tmp/st/a.json.xz" && rm "$tmp/st/a.json" "$tmp/st/times.png"
+    expect 0 "study --figures-only over a.json.xz" "$sb" study "$tmp/s.study" --out "$tmp/st" --figures-only
+    [ -s "$tmp/st/times.png" ] || fail "--figures-only drew nothing from a.json.xz"
+    expect 0 "plot a .json.xz" "$sb" plot "$tmp/st/a.json.xz" --x t_max
+    [ -s "$tmp/st/a-time.png" ] || fail "plot of a.json.xz names its figure a-time.png"
     printf 'study broken\nworkload procell\nrun a\n  sweep t_max\n  frobnicate 3\n' > "$tmp/bad.study"
     expect 2 "bad study file" "$sb" study "$tmp/bad.study" --out "$tmp/st2"
     one_line_naming "bad.study:5"

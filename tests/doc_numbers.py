@@ -65,6 +65,7 @@ existing file or directory; an anchor into a markdown file must name one of its 
 import csv
 import glob
 import json
+import lzma
 import os
 import re
 import sys
@@ -154,9 +155,9 @@ def load_records(path):
                                    row.get("status", ""), row, row, True))
     else:
         try:
-            with open(full) as f:
+            with (lzma.open(full, "rt") if path.endswith(".xz") else open(full)) as f:
                 doc = json.load(f)
-        except (OSError, ValueError) as e:
+        except (OSError, ValueError, lzma.LZMAError) as e:
             raise Failure("cannot read %s: %s" % (path, e))
         for b in doc.get("benchmarks", []) if isinstance(doc, dict) else []:
             sb = b.get("stagebench")

@@ -99,9 +99,9 @@ PY
 h100=results/baselines/h100-80gb-hbm3/thesis-study
 mkdir -p "$tmp/other"
 python3 - "$h100" "$tmp/other" <<'PY' || fail "crafting the other GPU's study"
-import json, sys
+import json, lzma, sys
 for run in ("ut1", "dox"):
-    d = json.load(open("%s/%s.json" % (sys.argv[1], run)))
+    d = json.load(lzma.open("%s/%s.json.xz" % (sys.argv[1], run), "rt"))
     for dev in d["context"]["stagebench"]["devices"]:
         dev["name"] = "NVIDIA Other GPU"
     for b in d["benchmarks"]:
