@@ -1,6 +1,7 @@
 /* Fuzz target: records files as `stagebench compare` and `calibrate` read them
  * (harness/compare.c): the input compared with itself and with a small valid records file both
- * ways, read as a calibration file, used as the calibration of a comparison, and calibrated. */
+ * ways, read as a calibration file, used as the calibration of a comparison, and calibrated; and
+ * the same bytes read as an xz-compressed records file. */
 #include "fuzz.h"
 #include "harness/compare.h"
 
@@ -29,6 +30,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int i = 0; i < 3; i++)
         if (sb_compare_files(pairs[i][0], pairs[i][1], &opt, out) < 0)
             sb_fuzz_refused_naming(path);
+    /* the same bytes as a committed compressed records file (harness/json.c's xz reader) */
+    const char *xz = sb_fuzz_write("records.json.xz", data, size);
+    if (sb_compare_files(base, xz, &opt, out) < 0)
+        sb_fuzz_refused_naming(xz);
     sb_calibration c;
     if (sb_calibration_load(&c, path) == 0) {
         sb_calibration_free(&c);
