@@ -72,14 +72,14 @@ static void print_repetitions(const char *path)
  * finished). Returns the exit status. */
 static int run_repetitions(int argc, char **argv, int n, const char *path, int quiet)
 {
-    char **child = calloc((size_t)argc + 6, sizeof *child), rep_paths[64][4096];
-    const char *paths[64];
-    if (!child)
-        return fail();
     if (n > 64) {
         sb_fail("--repetitions %d: at most 64", n);
         return fail();
     }
+    char **child = calloc((size_t)argc + 6, sizeof *child), rep_paths[64][4096];
+    const char *paths[64];
+    if (!child)
+        return fail();
     int worst = 0, merged = 0;
     for (int k = 0; k < n; k++) {
         int m = 0;

@@ -26,7 +26,8 @@ for bad in "--param histogram=$tmp/missing.txt:missing.txt" \
            "--max-noise 7:max-noise" \
            "--noise-measure median:noise-measure" \
            "--sample-time -1:sample-time" \
-           "--device 99:device"; do
+           "--device 99:device" \
+           "--repetitions 65:repetitions"; do
     args=${bad%:*}
     expect 2 "bad input $args" "$sb" run procell --param histogram="$tmp/h.txt" $args --out "$tmp/r.json"
     one_line_naming "${bad##*:}"
