@@ -446,6 +446,9 @@ static int load(const options *o, loaded *l)
     *l = (loaded){0};
     if (sb_history_load(o->db, o->benchmark, o->device, &l->series, &l->n) != 0)
         return fail("%s", sb_error());
+    if (l->n == 0 && !o->benchmark && !o->device)
+        return fail("%s: holds no records; add some: stagebench history add %s RECORDS.json",
+                    o->db, o->db);
     if (l->n == 0)
         return fail("%s: no benchmark matches%s%s%s%s; stagebench history show %s lists them "
                     "all", o->db, o->benchmark ? " --benchmark " : "",

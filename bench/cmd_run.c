@@ -198,7 +198,11 @@ int sb_cmd_run(int argc, char **argv)
         }
         if (strcmp(name, "variant") == 0)
             variants = value;
-        else if (strcmp(name, "param") == 0 && nassign < SB_MAX_PARAMS * 4)
+        else if ((strcmp(name, "param") == 0 || strcmp(name, "seed") == 0) &&
+                 nassign == SB_MAX_PARAMS * 4) {
+            sb_fail("--%s %s: more than %d --param and --seed", name, value, SB_MAX_PARAMS * 4);
+            return fail();
+        } else if (strcmp(name, "param") == 0)
             assignments[nassign++] = value;
         else if (strcmp(name, "seed") == 0) {
             snprintf(seed_assignment, sizeof seed_assignment, "seed=%s", value);

@@ -338,7 +338,7 @@ static int by_stage_then_name(const void *a, const void *b)
 
 /* One line per variant: --variants in its order, else every kept variant by stage then name.
  * A speed-up plot leaves its baseline out unless asked for: it would be the line at 1. */
-static void order_lines(plot *p)
+static int order_lines(plot *p)
 {
     const sb_plot_request *r = p->req;
     size_t most = (size_t)p->nrecs + 1; /* lines: one per record, or per listed name */
@@ -346,6 +346,8 @@ static void order_lines(plot *p)
     for (const char *c = r->variants; c && *c; c++)
         most += *c == ',';
     p->lines = calloc(most, sizeof *p->lines);
+    if (!p->lines)
+        return sb_fail("out of host memory plotting %s", p->inputs);
     if (r->variants) {
         for (const char *s = r->variants; *s;) {
             size_t n = strcspn(s, ",");
@@ -355,7 +357,7 @@ static void order_lines(plot *p)
                     add_line(p, variant, p->machines[m], 0);
             s += n + (s[n] == ',');
         }
-        return;
+        return 0;
     }
     for (int i = 0; i < p->nrecs; i++) {
         const record *rec = &p->recs[i];
@@ -365,6 +367,7 @@ static void order_lines(plot *p)
             add_line(p, rec->variant, rec->machine, rec->stage);
     }
     qsort(p->lines, (size_t)p->nlines, sizeof *p->lines, by_stage_then_name);
+    return 0;
 }
 
 static void append_point(line *l, const point *pt)
@@ -1136,9 +1139,8 @@ int sb_plot(const sb_plot_request *r)
     else
         snprintf(script, sizeof script, "%s/%s", sb_plots_dir(), kind_scripts[r->kind]);
 
-    if (load_records(&p) != 0)
+    if (load_records(&p) != 0 || order_lines(&p) != 0)
         goto done;
-    order_lines(&p);
     if (r->kind == SB_PLOT_DATA) { /* the script reads the files: no data blocks */
         snprintf(p.what, sizeof p.what, "figure from %s", p.inputs);
         finish_title(&p);
@@ -1253,6 +1255,10 @@ int sb_cmd_plot(int argc, char **argv)
     sb_plot_request r = {0};
     const char **inputs = calloc((size_t)argc, sizeof *inputs);
     char out_prefix[4096];
+    if (!inputs) {
+        fprintf(stderr, "stagebench plot: out of host memory\n");
+        return 1;
+    }
     int rc = parse_args(argc, argv, &r, inputs);
 
     if (rc == 1) {

@@ -657,7 +657,8 @@ int sb_history_load(const char *db_path, const char *benchmark_glob, const char 
         else
             free_series(&all[i]);
     }
-    qsort(all, (size_t)kept, sizeof *all, compare_series);
+    if (kept > 1) /* all is NULL in a history of no records */
+        qsort(all, (size_t)kept, sizeof *all, compare_series);
     *series = all;
     *nseries = kept;
     return 0;

@@ -32,6 +32,10 @@ for bad in "--param histogram=$tmp/missing.txt:missing.txt" \
     expect 2 "bad input $args" "$sb" run procell --param histogram="$tmp/h.txt" $args --out "$tmp/r.json"
     one_line_naming "${bad##*:}"
 done
+# more assignments than the parameter table holds: refused, not written past its end
+many=$(i=0; while [ $i -lt 193 ]; do printf -- '--seed %d ' $i; i=$((i + 1)); done)
+expect 2 "193 --seed" "$sb" run procell --param histogram="$tmp/h.txt" $many --out "$tmp/r.json"
+one_line_naming "--seed 191" # the 193rd: --param histogram is the first
 printf '10 5\n20 -3\n' > "$tmp/negative.txt"
 expect 2 "negative count" "$sb" run procell --param histogram="$tmp/negative.txt" --out "$tmp/r.json"
 one_line_naming "negative.txt:2"

@@ -95,6 +95,13 @@ cmp -s "$tmp/notes.txt" "$tmp/notes.before" || fail "a refused history was chang
 expect 2 "show of a text file" "$sb" history show "$tmp/notes.txt"
 one_line_naming "notes.txt"
 
+# a history whose rows were deleted by hand: one line saying so, not a suggestion to list them
+"$sb" history add "$tmp/emptied.db" "$tmp/c00.json" >/dev/null
+python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('DELETE FROM records'); c.commit()" "$tmp/emptied.db"
+expect 2 "show of an emptied history" "$sb" history show "$tmp/emptied.db"
+one_line_naming "emptied.db"
+grep -q "holds no records" "$tmp/err" || fail "an emptied history says it holds no records"
+
 # --commit names the rows whatever the records say
 expect 0 "add --commit" "$sb" history add "$tmp/ci.db" "$tmp/c00.json" --commit ci-tested
 expect 0 "show the commit" "$sb" history show "$tmp/ci.db"

@@ -856,7 +856,11 @@ static int fetch_bound(mm_gpu *g, double *out)
         return sb_fail("out of host memory");
     for (int i = 0; i < g->nslices; i++) {
         mm_slice *s = &g->slice[i];
-        SB_CUDA(cudaSetDevice(s->device));
+        if (cudaSetDevice(s->device) != cudaSuccess) {
+            free(stage);
+            return sb_fail("selecting GPU %d to copy M_b back failed: %s", s->device,
+                           cudaGetErrorString(cudaGetLastError()));
+        }
         for (int first = s->first; first < s->end; first += CHUNK) {
             int n = s->end - first < CHUNK ? s->end - first : CHUNK;
             if (sb_copy(&g->env->xfer, stage,
