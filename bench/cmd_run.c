@@ -199,8 +199,8 @@ int sb_cmd_run(int argc, char **argv)
         if (strcmp(name, "variant") == 0)
             variants = value;
         else if ((strcmp(name, "param") == 0 || strcmp(name, "seed") == 0) &&
-                 nassign == SB_MAX_PARAMS * 4) {
-            sb_fail("--%s %s: more than %d --param and --seed", name, value, SB_MAX_PARAMS * 4);
+                 nassign == (int)(sizeof assignments / sizeof *assignments)) {
+            sb_fail("--%s %s: more than %d --param and --seed", name, value, nassign);
             return fail();
         } else if (strcmp(name, "param") == 0)
             assignments[nassign++] = value;
