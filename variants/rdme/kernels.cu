@@ -30,7 +30,6 @@
 #include "kernels.h"
 
 #define BLOCK 256            /* threads of every kernel here */
-#define REACT_SITES_PER_THREAD 8
 
 /* A kernel of a chained step (rd_step.chained) is launched as a programmatic dependent of the
  * stream's kernel before it (cuda/chain.cuh): the Min system's gpu-fused step went from 26.7 to
@@ -76,6 +75,11 @@ struct packed32 {
     static const int FUSED_BLOCKS_PER_SM = 8; /* as many: the reactions spill a little */
     static const bool QUADS = true;           /* sweep_quads serves its sweeps */
     static const bool WARP_LISTS = true;      /* sweep<> appends to its lists a warp at once */
+    /* react: sites a thread, and the listed sites' words kept in shared memory, not read again
+     * from the lattice; 16 and kept: react 0.83 to 0.74 ms on the red blood cell at 8 nm, H200
+     * (docs/limits.md, "The reactions' kernel") */
+    static const int REACT_SITES = 16;
+    static const bool REACT_KEEPS = true;
     static __device__ slots unpack(site_t w) { return {w & 0x0fffffffu, 0}; }
     static __device__ int type(site_t w, const uint8_t *, size_t) { return (int)(w >> 28); }
     static __device__ site_t pack(slots s, int type) { return (uint32_t)s.lo | (uint32_t)type << 28; }
@@ -96,6 +100,8 @@ struct byte16 {
     static const int FUSED_BLOCKS_PER_SM = 5; /* one block fewer: the reactions' registers */
     static const bool QUADS = false;
     static const bool WARP_LISTS = false; /* a site at once: the warp's form would spill */
+    static const int REACT_SITES = 8;     /* 16 spill the 16-byte sites */
+    static const bool REACT_KEEPS = false; /* 32 KB of shared memory a block */
     static __device__ slots unpack(site_t w)
     {
         return {w.x | (uint64_t)w.y << 32, w.z | (uint64_t)w.w << 32};
@@ -959,15 +965,18 @@ typedef struct site_runs {
     unsigned blocks0;
 } site_runs;
 
-/* Reactions, in place, in the sites of `runs`: each thread loads REACT_SITES_PER_THREAD sites;
- * the sites that can react (occupied, or any site when a reaction has no reactant) go to a list
- * the block then works through, a thread per site. */
+/* Reactions, in place, in the sites of `runs`: each thread loads F::REACT_SITES sites; the
+ * sites that can react (occupied, or any site when a reaction has no reactant) go to a list the
+ * block then works through, a thread per site, with their words (F::REACT_KEEPS) or reading
+ * them again from the lattice. */
 template <class F>
 __global__ void __launch_bounds__(BLOCK, 6)
     react(typename F::site_t *lattice, site_runs runs, const rd_reaction_table *__restrict__ t,
           rd_step a, unsigned long long *fired)
 {
-    __shared__ uint16_t active[BLOCK * REACT_SITES_PER_THREAD];
+    const int SITES = F::REACT_SITES;
+    __shared__ uint16_t active[BLOCK * SITES];
+    __shared__ typename F::site_t words[F::REACT_KEEPS ? BLOCK * SITES : 1];
     __shared__ int nactive, nfired;
     sb_await_previous_kernel();
     sb_launch_next_kernel();
@@ -975,12 +984,12 @@ __global__ void __launch_bounds__(BLOCK, 6)
     bool second = blockIdx.x >= runs.blocks0;
     unsigned block = second ? blockIdx.x - runs.blocks0 : blockIdx.x;
     size_t first = second ? runs.first[1] : runs.first[0];
-    size_t base = first + (size_t)block * BLOCK * REACT_SITES_PER_THREAD,
+    size_t base = first + (size_t)block * BLOCK * SITES,
            end = first + (second ? runs.n[1] : runs.n[0]);
     int all = t->has_order0;
-    typename F::site_t v[REACT_SITES_PER_THREAD];
+    typename F::site_t v[SITES];
 #pragma unroll
-    for (int k = 0; k < REACT_SITES_PER_THREAD; k++) {
+    for (int k = 0; k < SITES; k++) {
         size_t i = base + k * BLOCK + threadIdx.x;
         v[k] = i < end ? lattice[i] : F::empty();
     }
@@ -990,17 +999,21 @@ __global__ void __launch_bounds__(BLOCK, 6)
         nactive = nfired = 0;
     __syncthreads();
 #pragma unroll
-    for (int k = 0; k < REACT_SITES_PER_THREAD; k++) {
+    for (int k = 0; k < SITES; k++) {
         int o = k * BLOCK + threadIdx.x;
-        if (base + o < end && (all || F::occupied(v[k])))
-            active[atomicAdd(&nactive, 1)] = (uint16_t)o;
+        if (base + o < end && (all || F::occupied(v[k]))) {
+            int at = atomicAdd(&nactive, 1);
+            active[at] = (uint16_t)o;
+            if (F::REACT_KEEPS)
+                words[at] = v[k];
+        }
     }
     __syncthreads();
     for (int j = threadIdx.x; j < nactive; j += BLOCK) {
         /* the global index: the buffer's, less its halo plane, plus the slab's first plane */
         size_t i = base + active[j],
                global = i + (size_t)((long long)a.nx * a.ny * (a.slab.z0 - a.slab.halo));
-        typename F::site_t w = lattice[i];
+        typename F::site_t w = F::REACT_KEEPS ? words[j] : lattice[i];
         if (!react_site<F>(a, t, global, F::type(w, a.types, i), &w))
             continue;
         lattice[i] = w;
@@ -1270,7 +1283,7 @@ template <class F>
 static int launch_react(void *lattice, const rd_step *a, const int *lo, const int *hi,
                         const rd_reaction_table *t, unsigned long long *fired, cudaStream_t st)
 {
-    size_t plane = (size_t)a->nx * a->ny, per_block = (size_t)BLOCK * REACT_SITES_PER_THREAD;
+    size_t plane = (size_t)a->nx * a->ny, per_block = (size_t)BLOCK * F::REACT_SITES;
     site_runs runs;
     unsigned blocks[2];
     for (int r = 0; r < 2; r++) {
