@@ -58,8 +58,8 @@ typedef struct loaded_workload {
     variant_benchmark *benchmarks; /* one per variant */
 } loaded_workload;
 
-static void usage_error(const char *fmt, ...) SB_PRINTF(1, 2);
-static void usage_error(const char *fmt, ...)
+static _Noreturn void usage_error(const char *fmt, ...) SB_PRINTF(1, 2);
+static _Noreturn void usage_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
