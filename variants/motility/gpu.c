@@ -841,40 +841,42 @@ void mm_bound_from_model(const mm_model *m, const mm_kernel_config *k, const dou
             }
 }
 
+/* fetch_bound's device-resident case: each slice's rows of M_b through `stage`, MM_FETCH_CHUNK
+ * rows at a time. */
+#define MM_FETCH_CHUNK 1024
+static int fetch_slices(mm_gpu *g, void *stage, double *out)
+{
+    for (int i = 0; i < g->nslices; i++) {
+        mm_slice *s = &g->slice[i];
+        SB_CUDA(cudaSetDevice(s->device));
+        for (int first = s->first; first < s->end; first += MM_FETCH_CHUNK) {
+            int n = s->end - first < MM_FETCH_CHUNK ? s->end - first : MM_FETCH_CHUNK;
+            if (sb_copy(&g->env->xfer, stage,
+                        (char *)s->m_b + (size_t)(first - s->first) * g->tail_bytes,
+                        (size_t)n * g->tail_bytes, cudaMemcpyDeviceToHost, s->stream) != 0)
+                return -1;
+            SB_CUDA(cudaStreamSynchronize(s->stream));
+            mm_bound_to_model(g->m, &g->cfg.kernel, stage, out + (size_t)first * g->tail_entries, n);
+        }
+    }
+    return 0;
+}
+
 /* Every GPU's M_b into the model's order and precision, a chunk of tails at a time (converted on
  * every core). */
 static int fetch_bound(mm_gpu *g, double *out)
 {
-    enum { CHUNK = 1024 };
     if (g->cfg.residence == MM_PIECES) {
         mm_bound_to_model(g->m, &g->cfg.kernel, g->host_m_b, out,
                           (size_t)g->m->n_outer * g->m->n_outer);
         return 0;
     }
-    void *stage = malloc(CHUNK * g->tail_bytes);
+    void *stage = malloc(MM_FETCH_CHUNK * g->tail_bytes);
     if (!stage)
         return sb_fail("out of host memory");
-    for (int i = 0; i < g->nslices; i++) {
-        mm_slice *s = &g->slice[i];
-        if (cudaSetDevice(s->device) != cudaSuccess) {
-            free(stage);
-            return sb_fail("selecting GPU %d to copy M_b back failed: %s", s->device,
-                           cudaGetErrorString(cudaGetLastError()));
-        }
-        for (int first = s->first; first < s->end; first += CHUNK) {
-            int n = s->end - first < CHUNK ? s->end - first : CHUNK;
-            if (sb_copy(&g->env->xfer, stage,
-                        (char *)s->m_b + (size_t)(first - s->first) * g->tail_bytes,
-                        (size_t)n * g->tail_bytes, cudaMemcpyDeviceToHost, s->stream) != 0 ||
-                cudaStreamSynchronize(s->stream) != cudaSuccess) {
-                free(stage);
-                return sb_fail("copying M_b back from GPU %d failed", s->device);
-            }
-            mm_bound_to_model(g->m, &g->cfg.kernel, stage, out + (size_t)first * g->tail_entries, n);
-        }
-    }
+    int rc = fetch_slices(g, stage, out);
     free(stage);
-    return 0;
+    return rc;
 }
 
 /* MPI: every process ends with the whole output (the harness validates it on each): M_b's rows
