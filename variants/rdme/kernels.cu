@@ -291,6 +291,16 @@ __device__ __forceinline__ int block_plane(const rd_step &a, int plane_lo)
     return wrap(a.slab.z0 - a.slab.halo + (int)blockIdx.z + plane_lo, a.nz);
 }
 
+/* Window site w's column and row in tile T (an apron's: -1 or TW, TH along the swept axis). */
+template <class T> __device__ __forceinline__ int tile_col(int w)
+{
+    return w % T::WW - T::X0;
+}
+template <class T> __device__ __forceinline__ int tile_row(int w)
+{
+    return w / T::WW - T::V0;
+}
+
 /* The global index of window position w of a lattice site (the apron wrapped when the edges are
  * periodic). The sweep maps its occupied positions again with this rather than keep the index
  * from the load: holding the indices in shared memory and registers cost 4 % of the step (H100,
@@ -299,7 +309,7 @@ template <class T>
 __device__ size_t window_site(const rd_step &a, int w, int x0, int v0, int plane_lo)
 {
     const int AXIS = T::AXIS;
-    int x = x0 + w % T::WW - T::X0, v = v0 + w / T::WW - T::V0;
+    int x = x0 + tile_col<T>(w), v = v0 + tile_row<T>(w);
     if (AXIS == 0)
         x = wrap(x, a.nx);
     else if (AXIS == 1)
@@ -367,7 +377,7 @@ __device__ __forceinline__ uint32_t quad_types(uint4 q, unsigned lanes)
 /* No list of the sites a sweep changes: decide_moves only decides. */
 struct no_changes {
     static const bool ON = false;
-    __device__ unsigned fresh(int, uint32_t) const { return 0; }
+    __device__ unsigned fresh(int, int, int, uint32_t) const { return 0; }
     __device__ void append(unsigned, int) const {}
 };
 
@@ -388,22 +398,26 @@ template <class T, class Owned> struct changes {
     int *n;
     uint32_t *marked;
     Owned owned;
-    /* bit 0: the site before w, bit 1: w, bit 2: the site after, where each is new to the list */
-    __device__ unsigned fresh(int w, uint32_t moves) const
+    /* bit 0: the site before w, bit 1: w, bit 2: the site after, where each is new to the list;
+     * col and row: w's place in the tile (tile_col, tile_row), its neighbours' one apart along
+     * the swept axis (from w's, not from their own indices: each division by the window's width
+     * cost the draws' loop instructions) */
+    __device__ unsigned fresh(int w, int col, int row, uint32_t moves) const
     {
+        const int DC = T::AXIS == 0, DR = T::AXIS != 0;
         unsigned out = 0;
         if (moves & 0xffffu)
-            out |= first(w - T::STEP) ? 1u : 0u;
+            out |= first(w - T::STEP, col - DC, row - DR) ? 1u : 0u;
         if (moves)
-            out |= first(w) ? 2u : 0u;
+            out |= first(w, col, row) ? 2u : 0u;
         if (moves >> 16)
-            out |= first(w + T::STEP) ? 4u : 0u;
+            out |= first(w + T::STEP, col + DC, row + DR) ? 4u : 0u;
         return out;
     }
-    __device__ bool first(int w) const
+    __device__ bool first(int w, int col, int row) const
     {
         uint32_t bit = 1u << (w & 31);
-        return owned(w) && !(atomicOr(&marked[w >> 5], bit) & bit);
+        return owned(col, row) && !(atomicOr(&marked[w >> 5], bit) & bit);
     }
     /* every lane of the warp calls it */
     __device__ void append(unsigned fresh, int w) const
@@ -414,14 +428,13 @@ template <class T, class Owned> struct changes {
 };
 
 /* The owned-site test of changes<> for tile T at (x0, v0) of a lattice nx by vlen sites (x by
- * the tile's second axis): a site of the tile, not an apron, inside the lattice (not a wrapped
- * copy past a row's end). */
+ * the tile's second axis), given a window site's place in the tile: a site of the tile, not an
+ * apron, inside the lattice (not a wrapped copy past a row's end). */
 template <class T> __device__ __forceinline__ auto owned_sites(int x0, int v0, int nx, int vlen)
 {
-    return [=](int w) {
-        int col = w % T::WW - T::X0, row = w / T::WW - T::V0;
-        return col >= 0 && col < T::TW && row >= 0 && row < T::TH && x0 + col < nx &&
-               v0 + row < vlen;
+    return [=](int col, int row) {
+        return (unsigned)col < (unsigned)T::TW && (unsigned)row < (unsigned)T::TH &&
+               x0 + col < nx && v0 + row < vlen;
     };
 }
 
@@ -440,14 +453,15 @@ __device__ __forceinline__ void decide_moves(const rd_step &a, const uint16_t *o
         unsigned fresh = 0;
         if (j < n) {
             w = occupied[j];
-            int along = T::AXIS == 0 ? w % T::WW : w / T::WW;
+            int col = tile_col<T>(w), row = tile_row<T>(w);
+            int along = T::AXIS == 0 ? col + T::X0 : row + T::V0;
             slots sl = F::unpack(win[w]);
             uint32_t m = move_mask<F>(a, T::AXIS, window_site<T>(a, w, x0, v0, plane_lo), sl,
                                       F::count(sl), wtype[w],
                                       along > T::FIRST ? wtype[w - T::STEP] : RD_OUTSIDE,
                                       along < T::LAST ? wtype[w + T::STEP] : RD_OUTSIDE);
             mask[w] = m;
-            fresh = changed.fresh(w, m);
+            fresh = changed.fresh(w, col, row, m);
         }
         if (C::ON)
             changed.append(fresh, w);
