@@ -1,0 +1,69 @@
+#!/bin/sh
+# bench/device-check sanitize's verdicts, on a machine without a GPU: stand-ins for
+# compute-sanitizer and nvidia-smi on PATH. A run that writes a valid record for every stage
+# asked for and a tool summary of 0 errors reads clean; one cut off by SB_SANITIZE_LIMIT reads
+# FAILED, says it went past its limit and names the stages without a record (the first of them
+# was running); one whose tool counted errors reads FAILED.
+#   usage: sh tests/device_check_sanitize.sh   (from the source root)
+set -u
+src=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/shlib.sh"
+
+root=$tmp/root
+mkdir -p "$root/.carry/sb" "$tmp/bin"
+ln -s "$src/bench" "$root/bench"
+for b in stagebench stagebench-nocdp; do ln -s /bin/true "$root/.carry/sb/$b"; done
+cat > "$tmp/bin/nvidia-smi" <<'EOF'
+#!/bin/sh
+echo "GPU 0: stand-in"
+EOF
+# the tool's stand-in: a record per stage of --variant into --out, then as STANDIN says
+cat > "$tmp/bin/compute-sanitizer" <<'EOF'
+#!/bin/sh
+[ "$1" = --version ] && { echo "Version stand-in"; exit 0; }
+prev="" variants="" out=""
+for a in "$@"; do
+    [ "$prev" = --variant ] && variants=$a
+    [ "$prev" = --out ] && out=$a
+    prev=$a
+done
+keep=$(echo "$variants" | tr ',' '\n')
+[ "$STANDIN" = hang ] && keep=$(echo "$keep" | sed '$d')
+python3 -c "import json, sys
+json.dump({'benchmarks': [{'stagebench': {'variant': v, 'status': 'valid'}} for v in sys.argv[2:]]}, open(sys.argv[1], 'w'))" "$out" $keep
+case $STANDIN in
+hang) sleep 30 ;;
+errors) echo "========= ERROR SUMMARY: 3 errors"; exit 9 ;;
+*) echo "========= ERROR SUMMARY: 0 errors" ;;
+esac
+EOF
+chmod +x "$tmp/bin/nvidia-smi" "$tmp/bin/compute-sanitizer"
+
+line() { # STANDIN -> the summary's racecheck rdme-slabs line in $tmp/line
+    n=$((n + 1))
+    rm -rf "$tmp/work"
+    (cd "$root" && PATH="$tmp/bin:$PATH" STANDIN=$1 SB_WORK="$tmp/work" OUT="$tmp/bundle" \
+        SB_SANITIZE_TOOLS=racecheck SB_SANITIZE_WORKLOADS=rdme-slabs SB_SANITIZE_LIMIT=2 \
+        sh bench/device-check sanitize) > "$tmp/out" 2> "$tmp/err" ||
+        fail "device-check sanitize with the $1 stand-in: exit $?"
+    grep "^compute-sanitizer racecheck rdme-slabs:" "$tmp/work/summary.txt" > "$tmp/line" ||
+        fail "no rdme-slabs line in the summary"
+}
+
+line clean
+grep -q ": clean; ERROR SUMMARY: 0 errors; records: 5 of 5 valid; " "$tmp/line" ||
+    fail "a complete run not clean: $(cat "$tmp/line")"
+grep -q "^sanitize: 0 run(s) not clean" "$tmp/work/summary.txt" || fail "the count of runs not clean"
+
+line hang
+grep -q ": FAILED (past its 2 s limit (exit 124), no summary from the tool, not every stage asked for has a valid record); " "$tmp/line" ||
+    fail "a run cut off by the limit not said so: $(cat "$tmp/line")"
+grep -q "records: 4 of 4 valid; no record of gpu-graph (1 of the 5 stages asked for); " "$tmp/line" ||
+    fail "the stage without a record not named: $(cat "$tmp/line")"
+grep -q "^sanitize: 1 run(s) not clean" "$tmp/work/summary.txt" || fail "the count of runs not clean"
+
+line errors
+grep -q ": FAILED (exit 9, the tool found errors); ERROR SUMMARY: 3 errors; records: 5 of 5 valid; " "$tmp/line" ||
+    fail "a run with errors not FAILED: $(cat "$tmp/line")"
+
+echo "device_check_sanitize: $n runs checked"
