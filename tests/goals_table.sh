@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/goals-table on committed H100 records (the figures issue 21 started from): each figure is
 # read from its record, every goal is judged missed, the exit is 1; no records is exit 2; a
-# directory with every goal met is exit 0.
+# directory with every goal met is exit 0; the tumour's reference with its median's interval.
 set -u
 cd "$(dirname "$0")/.."
 dir=$(mktemp -d)
@@ -24,6 +24,11 @@ for want in '| rdme-floor |.*| 44.8 % | no |' '| min |.*| 4,159 | no |' \
             '^0 of 5 goals met' 'on NVIDIA H100 80GB HBM3'; do
     grep -q -- "$want" "$dir/table.md" || fail "no line matching '$want' in: $(cat "$dir/table.md")"
 done
+
+# a goals run's records (H200, d696974): the tumour's reference with how well its median is known
+python3 bench/goals-table results/baselines/h200/goals-d696974 > "$dir/h200.md"
+grep -q -- '| tumour |.*| 98x (46; ±4.0 %) | no |' "$dir/h200.md" ||
+    fail "no tumour line with the reference's interval in: $(cat "$dir/h200.md")"
 
 # the same records made to meet every goal: exit 0
 python3 - "$dir/h100" "$dir/met" <<'PY'
