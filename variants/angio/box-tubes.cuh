@@ -6,16 +6,16 @@
 
 #include "physics.h"
 
-/* The tubes tube_boxes[first .. end) against the cell at x (radius r, oxygen c, TAF a): each one
- * met adds its effect to *sum, and its TAF to the float `taf_stride` bytes per tube from `taf`.
- * Returns the tubes met. */
+/* The tubes tube_boxes[first], [first + step], ... before `end` against the cell at x (radius r,
+ * oxygen c, TAF a): each one met adds its effect to *sum, and its TAF to the float `taf_stride`
+ * bytes per tube from `taf`. Returns the tubes met. */
 static __device__ unsigned ag_box_tubes(const ag_laws *l, const ag_tube *tubes,
-                                        const int *tube_boxes, int first, int end,
+                                        const int *tube_boxes, int first, int end, int step,
                                         const float *x, float r, float c, float a, ag_cell *sum,
                                         float *taf, size_t taf_stride)
 {
     unsigned met = 0;
-    for (int i = first; i < end; i++) {
+    for (int i = first; i < end; i += step) {
         int t = tube_boxes[i];
         ag_effect e;
         float gained;

@@ -228,8 +228,8 @@ __global__ void tube_search(ag_laws l, geom g, const float4 *pos, const float2 *
     int box = ag_box_at(x[0], g.edge, g.nbox) +
               g.nbox * (ag_box_at(x[1], g.edge, g.nbox) + g.nbox * ag_box_at(x[2], g.edge, g.nbox));
     ag_cell sum = {};
-    unsigned met = ag_box_tubes(&l, tubes, tube_boxes, tube_start[box], tube_start[box + 1], x, r,
-                                c, a, &sum, gain, sizeof *gain);
+    unsigned met = ag_box_tubes(&l, tubes, tube_boxes, tube_start[box], tube_start[box + 1], 1, x,
+                                r, c, a, &sum, gain, sizeof *gain);
     eff[i] = make_float4(sum.f[0], sum.f[1], sum.f[2], sum.p);
     ex[i] = make_float2(sum.dc, sum.da);
     atomicAdd(pairs, (unsigned long long)met);

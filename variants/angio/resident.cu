@@ -8,8 +8,9 @@
  *               it (as cpu-openmp.c; one thread when the cells fill the GPU, up to a warp when
  *               they are few), each lane noting the partners in range in shared memory and
  *               evaluating them when most of its warp has one noted; then the tubes of the
- *               cell's box (box lists built once: tubes do not move; each tube's TAF gained by
- *               atomics; faster than alg. 5, 6's tube lists at every tube count of fig. 8);
+ *               cell's box, shared out over the team (box lists built once: tubes do not move;
+ *               each tube's TAF gained by atomics; faster than alg. 5, 6's tube lists at every
+ *               tube count of fig. 8);
  *               then the cell's own step (motion, oxygen, TAF, state), its flags for the life
  *               cycle, and, unless it divides or dies, its box and rank for the next step's lists;
  *   life cycle  a scan over the flags, then divisions and removals, keeping host.c's order:
@@ -457,9 +458,10 @@ static __device__ unsigned cell_cell_sum(const ag_laws *l, ag_grid grid, int sor
 
 /* The interaction kernel, PARTS of it (AG_CELLS, AG_TUBES, AG_STEP): a team of 2^team_log2 lanes
  * per entry k of the inputs (the cell in box_cells[k] when sorted, else cell k).
- *   AG_CELLS  cell-cell (cell_cell_sum), the team's sums met by shuffles; each pair is counted
- *             from both sides. Without it, the sum so far is read from the cell.
- *   AG_TUBES  lane 0 adds the tubes of the cell's box (when there are tubes).
+ *   AG_CELLS  cell-cell (cell_cell_sum); each pair is counted from both sides. Without it, the
+ *             sum so far is read from the cell (by lane 0).
+ *   AG_TUBES  the team's lanes share out the tubes of the cell's box (when there are tubes).
+ *   (the team's sums of both are then met by shuffles in lane 0)
  *   AG_STEP   lane 0 steps the cell (host.c's ag_sim_life, up to the divisions), writes it whole
  *             and its flags for the scan (survives << 32 | divides; the scan holds the totals at
  *             n, whatever lies past it: both counts fit in 32 bits, so one 64-bit sum scans
@@ -487,8 +489,10 @@ static __global__ void __launch_bounds__(AG_BLOCK, 4)
     unsigned my_runs = 0; /* runs first_run, first_run + runs_at_once, ... */
     for (int r = first_run; r < 9; r += runs_at_once)
         my_runs |= 1u << r;
-    long long lanes = ((long long)p.n << team_log2) + blockDim.x - 1;
-    lanes -= lanes % blockDim.x; /* whole blocks: every lane of a warp reaches the shuffles */
+    /* whole blocks (of AG_BLOCK, a power of two: no 64-bit division): every lane of a warp
+     * reaches the shuffles */
+    long long lanes = ((long long)p.n << team_log2) + AG_BLOCK - 1;
+    lanes -= lanes & (AG_BLOCK - 1);
     unsigned met = 0, met_tubes = 0;
     for (long long t = first; t < lanes; t += stride) {
         int k = (int)(t >> team_log2), mine = k < p.n;
@@ -503,23 +507,23 @@ static __global__ void __launch_bounds__(AG_BLOCK, 4)
          * before it: such a prefetch made the step at 2^20 cells 25 us slower on an H100 (the
          * lines wait in L2 through the walk, beside the candidates') */
         int i = mine && lane == 0 ? (sorted ? box_cells[k] : k) : 0;
-        if (PARTS & AG_CELLS) {
-            if (mine)
-                met += cell_cell_sum(&l, grid, sorted, k, pk, qk, my_runs, per_run, stripe, pos,
-                                     ca, box_start, box_cells, &sum);
-            team_sum(&sum, team);
+        if (!(PARTS & AG_CELLS) && mine && lane == 0)
+            copy_effects(&sum, &cells[i]);
+        if ((PARTS & AG_CELLS) && mine)
+            met += cell_cell_sum(&l, grid, sorted, k, pk, qk, my_runs, per_run, stripe, pos, ca,
+                                 box_start, box_cells, &sum);
+        /* the tubes of the cell's box shared out over the team, before its sums are met: the
+         * walk through them is no longer lane 0's alone after the team's */
+        if ((PARTS & AG_TUBES) && tube_start && mine) {
+            float x[3] = {pk.x, pk.y, pk.z};
+            int box = box_of(grid, x);
+            met_tubes += ag_box_tubes(&l, tubes, tube_boxes, tube_start[box] + lane,
+                                      tube_start[box + 1], team, x, pk.w, qk.x, qk.y, &sum,
+                                      &tubes[0].taf, sizeof *tubes);
         }
+        team_sum(&sum, team);
         if (!mine || lane != 0)
             continue;
-        if (!(PARTS & AG_CELLS))
-            copy_effects(&sum, &cells[i]);
-        if ((PARTS & AG_TUBES) && tube_start) {
-            float x[3] = {pk.x, pk.y, pk.z};
-            int box = box_of(grid, x), t0 = tube_start[box], t1 = tube_start[box + 1];
-            if (t0 < t1)
-                met_tubes += ag_box_tubes(&l, tubes, tube_boxes, t0, t1, x, pk.w, qk.x, qk.y,
-                                          &sum, &tubes[0].taf, sizeof *tubes);
-        }
         if (!(PARTS & AG_STEP)) {
             copy_effects(&cells[i], &sum);
             continue;
