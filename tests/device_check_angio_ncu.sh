@@ -5,23 +5,15 @@
 # the kernels of it and the stage (the tumour's one validation step, docs/angio.md).
 #   usage: sh tests/device_check_angio_ncu.sh   (from the source root)
 set -u
-src=$(cd "$(dirname "$0")/.." && pwd)
 . "$(dirname "$0")/shlib.sh"
 
-root=$tmp/root
-mkdir -p "$root/.carry/sb" "$tmp/bin"
-ln -s "$src/bench" "$root/bench"
-ln -s /bin/true "$root/.carry/sb/stagebench"
-cat > "$tmp/bin/nvidia-smi" <<'STANDIN'
-#!/bin/sh
-echo "GPU 0: stand-in"
-STANDIN
+device_check_root stagebench
 cat > "$tmp/bin/ncu" <<'STANDIN'
 #!/bin/sh
 [ "$1" = --version ] && { echo "Version stand-in"; exit 0; }
 echo "$*" >> "$NCU_ARGS"
 STANDIN
-chmod +x "$tmp/bin/nvidia-smi" "$tmp/bin/ncu"
+chmod +x "$tmp/bin/ncu"
 
 profile() { # [VAR=VALUE...] -> the profiling run's ncu arguments in $tmp/args
     n=$((n + 1))

@@ -6,17 +6,9 @@
 # was running); one whose tool counted errors reads FAILED.
 #   usage: sh tests/device_check_sanitize.sh   (from the source root)
 set -u
-src=$(cd "$(dirname "$0")/.." && pwd)
 . "$(dirname "$0")/shlib.sh"
 
-root=$tmp/root
-mkdir -p "$root/.carry/sb" "$tmp/bin"
-ln -s "$src/bench" "$root/bench"
-for b in stagebench stagebench-nocdp; do ln -s /bin/true "$root/.carry/sb/$b"; done
-cat > "$tmp/bin/nvidia-smi" <<'EOF'
-#!/bin/sh
-echo "GPU 0: stand-in"
-EOF
+device_check_root stagebench stagebench-nocdp
 # the tool's stand-in: a record per stage of --variant into --out, then as STANDIN says
 cat > "$tmp/bin/compute-sanitizer" <<'EOF'
 #!/bin/sh
@@ -37,7 +29,7 @@ errors) echo "========= ERROR SUMMARY: 3 errors"; exit 9 ;;
 *) echo "========= ERROR SUMMARY: 0 errors" ;;
 esac
 EOF
-chmod +x "$tmp/bin/nvidia-smi" "$tmp/bin/compute-sanitizer"
+chmod +x "$tmp/bin/compute-sanitizer"
 
 line() { # STANDIN -> the summary's racecheck rdme-slabs line in $tmp/line
     n=$((n + 1))
