@@ -26,8 +26,10 @@ static const char usage[] =
     "  --dump-output FILE the (validated) output, as text\n"
     SB_ISOLATE_OPTIONS_HELP
     "  --quiet            no line per variant\n"
-    "  --kernels          under each valid GPU result, the kernels of its validation run:\n"
-    "                     launches, time, registers, local and shared memory, occupancy\n";
+    "  --kernels          under each valid GPU result, the kernels of its validation run\n"
+    "                     and of one more run after the samples, as they ran it (a CUDA\n"
+    "                     graph's kernels too): launches, time, registers, local and\n"
+    "                     shared memory, occupancy\n";
 
 static int fail(void)
 {
@@ -234,6 +236,7 @@ int sb_cmd_run(int argc, char **argv)
         sb_fail("--kernels needs the activity records, which --no-activity turns off: drop one");
         return fail();
     }
+    opt.timed_kernels = kernels;
 
     sb_params params;
     sb_params_init(&params, w->params, w->nparams);

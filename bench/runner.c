@@ -147,23 +147,18 @@ static const char *name_tail(const char *name, char *buf, size_t cap)
     return buf;
 }
 
-/* The validation run's kernels (--kernels): one row per kernel and launch shape, most time
- * first, with the share of the run's kernel time and the theoretical occupancy. */
-static void print_kernels(const sb_activity_result *a)
+/* A run's kernels: one row per kernel and launch shape, most time first, with the share of the
+ * run's kernel time and the theoretical occupancy. */
+static void print_kernel_table(const sb_activity *run, const char *which)
 {
-    if (strcmp(a->status, "collected") != 0) {
-        printf("    no kernel table: activity records %s%s%s\n", a->status,
-               a->reason[0] ? ": " : "", a->reason);
-        return;
-    }
-    const sb_activity *run = &a->run;
     if (run->nkernel_table == 0 && run->kernel_table_omitted_launches == 0) {
-        printf("    no kernel launched from the host in the validation run\n");
+        printf("    no kernel launched from the host in the %s\n", which);
         return;
     }
-    printf("    %-44s %3s %8s %6s %4s %7s %5s %8s %9s %5s  %s\n", "kernel (validation run)", "dev",
-           "launches", "time", "regs", "local B", "block", "shared B", "blocks/SM", "occ.",
-           "limited by");
+    char title[64];
+    snprintf(title, sizeof title, "kernel (%s)", which);
+    printf("    %-44s %3s %8s %6s %4s %7s %5s %8s %9s %5s  %s\n", title, "dev", "launches", "time",
+           "regs", "local B", "block", "shared B", "blocks/SM", "occ.", "limited by");
     for (int i = 0; i < run->nkernel_table; i++) {
         const sb_kernel *k = &run->kernel_table[i];
         char name[45], share[16] = "-", blocks[16] = "-", occupancy[16] = "-";
@@ -182,6 +177,20 @@ static void print_kernels(const sb_activity_result *a)
     if (run->kernel_table_omitted_launches > 0)
         printf("    and %lld launches of kernels past the table's %d rows\n",
                run->kernel_table_omitted_launches, SB_KERNEL_TABLE_ROWS);
+}
+
+/* --kernels: the validation run's kernels, then those of one run as the samples ran it (which,
+ * for a variant that launches a CUDA graph, are its nodes'). */
+static void print_kernels(const sb_activity_result *a)
+{
+    if (strcmp(a->status, "collected") != 0) {
+        printf("    no kernel table: activity records %s%s%s\n", a->status,
+               a->reason[0] ? ": " : "", a->reason);
+        return;
+    }
+    print_kernel_table(&a->run, "validation run");
+    if (a->has_timed)
+        print_kernel_table(&a->timed, "a run as timed");
 }
 
 static void print_result(const sb_result *res, const sb_point *p)

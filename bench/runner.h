@@ -28,7 +28,8 @@ typedef struct sb_point {
     const sb_measure_options *opt;
     const sb_devices *devices;
     int quiet;
-    int kernels; /* under each valid GPU result, its validation run's kernel table */
+    int kernels; /* under each valid GPU result, its validation run's kernel table and a timed
+                    run's (sb_measure_options.timed_kernels) */
     /* This process is an isolated variant's (SB_ISOLATED set): every record's name takes this
      * suffix ("/device:N" where the parent covers several devices), and a reference that fails
      * is recorded as the variant's failure. NULL otherwise. */

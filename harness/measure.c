@@ -197,6 +197,21 @@ int sb_session_sample(sb_session *s, double *time_s, double *wall_s)
     return session_run_timed(s, "sample", time_s, wall_s);
 }
 
+/* One more run after the samples, as they ran it, with CUPTI's activity records: its kernels in
+ * a->timed (a graph's kernels included, which the validation run may launch otherwise). */
+static int timed_run_kernels(sb_session *s, sb_activity_result *a)
+{
+    if (sb_activity_start() != 0)
+        return -1;
+    double time_s, wall_s;
+    int rc = session_run_timed(s, "kernels", &time_s, &wall_s);
+    if (rc == 0)
+        rc = sb_activity_collect(s->env.devices, s->env.ndevices, &a->timed);
+    sb_activity_stop();
+    a->has_timed = rc == 0;
+    return rc;
+}
+
 void sb_session_close(sb_session *s)
 {
     if (s->state)
@@ -431,6 +446,11 @@ int sb_measure(const sb_workload *w, const sb_variant *v, const void *model,
     if (v->ops->report)
         v->ops->report(s.state, &res->report);
     w->figures(model, out, &res->figures);
+    if (gpu && opt->timed_kernels && strcmp(res->activity.status, "collected") == 0 &&
+        timed_run_kernels(&s, &res->activity) != 0) {
+        set_reason(res, SB_FAILED, "the run recorded for --kernels failed: %s", sb_error());
+        goto done;
+    }
     /* Counters last, in passes of their own: the timed samples never run under the profiler. */
     if (gpu && sb_profile_counters(&s, opt, &res->counters) != 0) {
         set_reason(res, SB_FAILED, "hardware counters were asked for: %s", res->counters.reason);

@@ -31,6 +31,9 @@ typedef struct sb_measure_options {
     int nmetrics;                              /* 0: sb_default_metrics */
     char metrics[SB_MAX_METRICS][SB_METRIC_NAME];
     int activity; /* CUPTI activity records over setup and the validation run */
+    /* --kernels: after the samples, one more run under CUPTI, its kernels recorded: the form the
+     * samples took (a graph's kernels), where the validation run may launch another */
+    int timed_kernels;
     /* Processes the command runs in, each its own repetition (harness/repeat.h); 1: this one. */
     int repetitions;
     /* Each variant (on each device) in a process of its own (bench/runner.h): 1 for studies,
@@ -79,6 +82,8 @@ typedef struct sb_activity_result {
     const char *status; /* collected, unavailable, off, not-applicable */
     char reason[256];
     sb_activity setup, run; /* setup; one validation run */
+    int has_timed;          /* timed_kernels: one run as the samples ran it, recorded in timed */
+    sb_activity timed;
     long long device_peak_bytes; /* most device bytes live at once over both windows */
     int agrees;          /* copies by direction and the peak match the tracked counts */
     char disagreement[256];

@@ -192,6 +192,8 @@ static json_t *activity_json(const sb_activity_result *a)
         return j;
     json_object_set_new(j, "setup", activity_window_json(&a->setup));
     json_object_set_new(j, "run", activity_window_json(&a->run));
+    if (a->has_timed)
+        json_object_set_new(j, "timed_run", activity_window_json(&a->timed));
     json_object_set_new(j, "device_peak_bytes", json_integer(a->device_peak_bytes));
     json_object_set_new(j, "agrees_with_tracked", json_boolean(a->agrees));
     json_object_set_new(j, "disagreement", json_string(a->disagreement));

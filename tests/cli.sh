@@ -73,7 +73,10 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
     json "$tmp/all.json" "r=[b['stagebench']['activity']['run'] for b in d['benchmarks'] if 'gpu' in b['stagebench']['needs']]; \
 assert r and all(sum(k['launches'] for k in a['kernel_table']) + a['kernel_table_omitted_launches'] == a['kernels'] for a in r); \
 assert all(0 < k['occupancy'] <= 1 and k['limited_by'] for a in r for k in a['kernel_table'])"
-    [ "$(grep -c "blocks/SM" "$tmp/out")" = 7 ] || fail "--kernels prints a kernel table under each GPU variant"
+    json "$tmp/all.json" "t=[b['stagebench']['activity']['timed_run'] for b in d['benchmarks'] if 'gpu' in b['stagebench']['needs']]; \
+assert len(t)==7 and all(a['kernels'] > 0 and a['kernel_table'] for a in t)"
+    [ "$(grep -c "blocks/SM" "$tmp/out")" = 14 ] ||
+        fail "--kernels prints two kernel tables (the validation run's, a timed run's) under each GPU variant"
 else
     json "$tmp/all.json" "g=[b['stagebench'] for b in d['benchmarks'] if 'gpu' in b['stagebench']['needs']]; \
 assert len(g)==7 and all(s['status']=='skipped' and s['reason'].startswith('GPU variant skipped') for s in g)"
