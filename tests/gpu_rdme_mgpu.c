@@ -105,6 +105,8 @@ static void synthetic_lattices(void **unused)
         /* rows of whole 4-site quads (packed32's sweeps go by quads), periodic */
         {36, 21, 19, 1, RD_PACKED32, 0.3, 1, 3, 12},
         {32, 9, 40, 1, RD_PACKED32, 4.0, 1, 3, 8},    /* crowded, reacting */
+        {128, 20, 100, 1, RD_PACKED32, 0.5, 1, 3, 12}, /* z by warp strips, periodic slabs */
+        {132, 9, 70, 0, RD_PACKED32, 4.0, 1, 3, 8},   /* z by warp strips, crowded */
     };
     int n = 0, runs = 0, with_overflow = 0, with_reactions = 0;
     int first = ngpus == 1 ? 1 : ngpus;

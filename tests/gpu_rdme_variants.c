@@ -94,6 +94,11 @@ static void synthetic_lattices(void **unused)
         /* a whole plane a block (gpu-fused's x- and y-sweeps in one kernel) */
         {64, 64, 6, 1, RD_PACKED32, 0.5, 1, 3, 12},    /* 64 x 64, periodic, reacting, types */
         {20, 64, 7, 1, RD_PACKED32, 4.0, 0, 1, 8},     /* crowded: overflow in both sweeps */
+        /* rows of at least 128 sites: the y- and z-sweeps by warp strips (sweep_strips) */
+        {132, 37, 70, 0, RD_PACKED32, 0.3, 1, 3, 12},  /* a strip and a quad; partial segments */
+        {256, 9, 41, 1, RD_PACKED32, 4.0, 1, 3, 8},    /* crowded, reacting, periodic */
+        {160, 130, 5, 1, RD_PACKED32, 0.5, 0, 1, 12},  /* y: a block of strips and a partial one */
+        {128, 33, 33, 0, RD_PACKED32, 1.0, 0, 3, 12},  /* segments of one row after 32 */
     };
     int n = 0, with_overflow = 0, with_reactions = 0;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)

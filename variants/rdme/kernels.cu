@@ -835,6 +835,250 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
         out[(x + third + (size_t)(v0 + r) * vstride) / 4] = outs4[r * QW + qu];
 }
 
+/* The y- and z-sweeps of packed32 lattices whose rows are whole quads, at least STRIP_MIN_NX
+ * sites wide (the red blood cell): each warp sweeps a strip of its own, 128 sites along x (a quad
+ * a lane) by STRIP_ROWS rows along the swept axis, with __syncwarp and no block barrier. It walks
+ * the strip STRIP_BATCH rows at a time through a ring of STRIP_RING rows in shared memory (the
+ * batch, the row before it and the two after): loads the new rows, draws the moves of the
+ * occupied sites of the rows it has not drawn (a warp-wide list: 32 sites a pass), lists the sites
+ * the moves change and gathers them a lane each, and writes the others as they were. The same
+ * draws and gathers as sweep_quads, so the same lattice bit for bit; what it saves is every
+ * site's share of a block's window, lists and barriers (sweep_quads: about 130 thread
+ * instructions a site on the red blood cell at 8 nm, H200). Row j of the strip is lattice row
+ * v0 + j along the swept axis; rows -1 and STRIP_ROWS are its aprons. */
+#define STRIP_WARPS 4
+#define STRIP_ROWS 32
+#define STRIP_BATCH 5
+#define STRIP_RING 8 /* >= STRIP_BATCH + 3, a power of two */
+#define STRIP_MIN_NX 128
+#define STRIP_LIST ((STRIP_BATCH + 2) * 128) /* the first batch draws rows -1 .. STRIP_BATCH */
+static_assert(STRIP_BATCH + 3 <= STRIP_RING && (STRIP_RING & (STRIP_RING - 1)) == 0,
+              "the ring holds a batch, the row before and the two after");
+
+/* A lane's exclusive prefix sum of v over the warp; *total: the warp's sum. */
+__device__ __forceinline__ int warp_prefix(int v, int *total)
+{
+    int lane = threadIdx.x & 31, sum = v;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        int t = __shfl_up_sync(0xffffffffu, sum, d);
+        if (lane >= d)
+            sum += t;
+    }
+    *total = __shfl_sync(0xffffffffu, sum, 31);
+    return sum - v;
+}
+
+/* Appends to a warp's list an entry for each bit b set in `bits` (nibble n: ring row, bit k: the
+ * lane's site k), as entry(n, k); returns the list's length. Every lane of the warp calls it. */
+template <class Entry>
+__device__ __forceinline__ int warp_list(uint16_t *list, uint32_t bits, Entry entry)
+{
+    int total, at = warp_prefix(__popc(bits), &total);
+    for (; bits; bits &= bits - 1) {
+        int b = __ffs(bits) - 1;
+        list[at++] = entry(b >> 2, b & 3);
+    }
+    return total;
+}
+
+/* gather<packed32> of one site in 32-bit words: its stayers, then the + movers of the site
+ * before and the - movers of the site after, each in slot order (one loop over the 21 selected
+ * slots, where the generic form runs three over 64-bit slots); the same word and overflow
+ * entries. moves: bits 0-6 the slots that move -, 8-14 those that move +. */
+template <class SiteOf>
+__device__ __forceinline__ uint32_t gather_packed(const rd_step &a, int pass, SiteOf site_of,
+                                                  uint32_t self, uint32_t before, uint32_t after,
+                                                  uint32_t m_self, uint32_t m_before,
+                                                  uint32_t m_after)
+{
+    auto held = [](uint32_t w) { /* (1 << the site's particles) - 1 */
+        uint32_t t = w | w >> 1 | w >> 2 | w >> 3;
+        return (1u << __popc(t & 0x1111111u)) - 1;
+    };
+    uint32_t sel = (~(m_self | m_self >> 8) & held(self)) | (m_before >> 8 & held(before)) << 7 |
+                   (m_after & held(after)) << 14;
+    uint32_t word = 0;
+    int n = 0, rank = 0;
+    for (; sel; sel &= sel - 1) {
+        int b = __ffs(sel) - 1;
+        uint32_t from = b >= 14 ? after : b >= 7 ? before : self;
+        int k = b >= 14 ? b - 14 : b >= 7 ? b - 7 : b;
+        uint32_t sp = from >> 4 * k & 0xfu;
+        if (n < packed32::CAP)
+            word |= sp << 4 * n++;
+        else
+            overflow_push(a, pass, site_of(), rank++, (int)sp);
+    }
+    if (rank && a.runs)
+        *a.runs = a.body_step + 1;
+    return word | (self & 0xf0000000u);
+}
+
+template <int AXIS>
+__global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
+    sweep_strips(const uint4 *__restrict__ in, uint4 *__restrict__ out, rd_step a, int plane_lo)
+{
+    static_assert(AXIS == 1 || AXIS == 2, "strips sweep along y or z");
+    __shared__ uint4 ring_words[STRIP_WARPS][STRIP_RING * 32];
+    /* a site's moves: bits 0-6 its slots that move -, bits 8-14 those that move + */
+    __shared__ uint2 ring_moves[STRIP_WARPS][STRIP_RING * 32];
+    __shared__ uint16_t lists[STRIP_WARPS][STRIP_LIST];
+    sb_await_previous_kernel();
+    sb_launch_next_kernel();
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int len = AXIS == 1 ? a.ny : a.slab.planes; /* along the swept axis */
+    const int v0 = (blockIdx.y * STRIP_WARPS + warp) * STRIP_ROWS;
+    if (v0 >= len || step_skipped(a))
+        return;
+    uint4 *words4 = ring_words[warp];
+    const uint32_t *words = (const uint32_t *)words4;
+    uint2 *moves4 = ring_moves[warp];
+    const uint16_t *moves = (const uint16_t *)moves4;
+    uint16_t *list = lists[warp];
+    const size_t plane = (size_t)a.nx * a.ny, vstride = AXIS == 2 ? plane : (size_t)a.nx;
+    const size_t third = AXIS == 2 ? (size_t)a.nx * blockIdx.z + plane * a.slab.halo
+                                   : plane * (blockIdx.z + plane_lo);
+    const bool zhalo = AXIS == 2 && a.slab.halo;
+    const int x0 = blockIdx.x * 128, x = x0 + 4 * lane;
+    const bool lane_in = x < a.nx;
+    const int rows = min(STRIP_ROWS, len - v0); /* the strip's own rows */
+    auto slot = [](int j) { return (j + 1) & (STRIP_RING - 1); };
+    /* buffer index of strip row j (-1 .. rows) at column x0 + p, *ok: whether it is loaded (an
+     * apron outside a reflecting lattice, or past a slab with no halo there, is not) */
+    auto buffer_row = [&](int j, bool *ok) {
+        int c = v0 + j;
+        *ok = true;
+        if (c < 0 || c >= len) {
+            if (zhalo)
+                *ok = a.periodic || (c < 0 ? a.slab.z0 > 0 : a.slab.z0 + len < a.nz);
+            else {
+                *ok = a.periodic;
+                c = c < 0 ? len - 1 : 0;
+            }
+        }
+        return third + (size_t)c * vstride; /* unsigned wrap-around for c = -1 */
+    };
+    /* the global index of strip row j's site at column x0 + p */
+    auto global_site = [&](int j, int p) {
+        int c = v0 + j;
+        size_t base = AXIS == 1 ? plane * block_plane(a, plane_lo) : (size_t)a.nx * blockIdx.z;
+        size_t along = AXIS == 1 ? (size_t)wrap(c, a.ny) * a.nx : wrap(a.slab.z0 + c, a.nz) * plane;
+        return base + along + (size_t)(x0 + p);
+    };
+
+    uint32_t occupied = 0; /* nibble slot(j): the lane's sites of ring row j that hold particles */
+    unsigned loaded_ok = 0; /* bit slot(j): ring row j was loaded */
+    auto fetch = [&](int j, uint4 *v, bool *ok) {
+        size_t at = buffer_row(j, ok);
+        *v = *ok && lane_in ? in[(x + at) / 4] : make_uint4(0, 0, 0, 0);
+    };
+    auto keep = [&](int j, uint4 v, bool ok) {
+        int s = slot(j);
+        words4[s * 32 + lane] = v;
+        moves4[s * 32 + lane] = make_uint2(0, 0);
+        occupied = (occupied & ~(0xfu << 4 * s)) | quad_occupied(v) << 4 * s;
+        loaded_ok = (loaded_ok & ~(1u << s)) | (unsigned)ok << s;
+    };
+    /* the first batch's rows, -1 .. its last and the row after, every load issued first */
+    int loaded = min(min(STRIP_BATCH, rows) + 1, rows), drawn = -2;
+    {
+        uint4 q[STRIP_RING];
+        bool ok[STRIP_RING];
+#pragma unroll
+        for (int r = 0; r < STRIP_RING; r++)
+            if (r - 1 <= loaded)
+                fetch(r - 1, &q[r], &ok[r]);
+#pragma unroll
+        for (int r = 0; r < STRIP_RING; r++)
+            if (r - 1 <= loaded)
+                keep(r - 1, q[r], ok[r]);
+    }
+    /* each later batch's new rows, loaded while the batch before works */
+    uint4 next[STRIP_BATCH];
+    bool next_ok[STRIP_BATCH];
+    int fetched = loaded;
+    for (int t0 = 0; t0 < rows; t0 += STRIP_BATCH) {
+        const int hi = min(t0 + STRIP_BATCH, rows); /* gathers rows t0 .. hi - 1 */
+#pragma unroll
+        for (int r = 0; r < STRIP_BATCH; r++)
+            if (loaded + 1 + r <= fetched)
+                keep(loaded + 1 + r, next[r], next_ok[r]);
+        loaded = fetched;
+        fetched = min(min(hi + STRIP_BATCH, rows) + 1, rows);
+#pragma unroll
+        for (int r = 0; r < STRIP_BATCH; r++)
+            if (loaded + 1 + r <= fetched)
+                fetch(loaded + 1 + r, &next[r], &next_ok[r]);
+        /* the moves of rows drawn + 1 .. hi: the rows on both sides of each are in the ring */
+        uint32_t rows_to_draw = 0;
+        for (int j = drawn + 1; j <= hi; j++)
+            rows_to_draw |= 0xfu << 4 * slot(j);
+        const int first = drawn + 1;
+        int n = warp_list(list, occupied & rows_to_draw, [&](int s, int k) {
+            int j = first + ((s - slot(first)) & (STRIP_RING - 1));
+            return (uint16_t)((j + 1) << 7 | (4 * lane + k));
+        });
+        drawn = hi;
+        __syncwarp();
+        for (int i0 = 0; i0 < n; i0 += 32) {
+            if (i0 + lane >= n)
+                break;
+            int e = list[i0 + lane], j = (e >> 7) - 1, p = e & 127;
+            uint32_t w = words[slot(j) * 128 + p];
+            int before = j > -1 && (loaded_ok >> slot(j - 1) & 1)
+                             ? (int)(words[slot(j - 1) * 128 + p] >> 28)
+                             : RD_OUTSIDE;
+            int after = j < loaded && (loaded_ok >> slot(j + 1) & 1)
+                            ? (int)(words[slot(j + 1) * 128 + p] >> 28)
+                            : RD_OUTSIDE;
+            slots sl = packed32::unpack(w);
+            uint32_t m = move_mask<packed32>(a, AXIS, global_site(j, p), sl, packed32::count(sl),
+                                             (int)(w >> 28), before, after);
+            ((uint16_t *)moves)[slot(j) * 128 + p] = (uint16_t)((m & 0x7fu) | (m >> 8 & 0x7f00u));
+        }
+        __syncwarp();
+        /* the sites the moves change; every site written as it was */
+        uint32_t changed = 0; /* nibble j - t0 */
+        uint2 m_before = moves4[slot(t0 - 1) * 32 + lane], m_self = moves4[slot(t0) * 32 + lane];
+        for (int j = t0; j < hi; j++) {
+            uint2 m_after = moves4[slot(j + 1) * 32 + lane];
+            uint2 in_or_out = make_uint2(m_self.x | (m_before.x >> 8 & 0x00ff00ffu) |
+                                             (m_after.x & 0x00ff00ffu),
+                                         m_self.y | (m_before.y >> 8 & 0x00ff00ffu) |
+                                             (m_after.y & 0x00ff00ffu));
+            unsigned c = (in_or_out.x & 0xffffu ? 1u : 0u) | (in_or_out.x >> 16 ? 2u : 0u) |
+                         (in_or_out.y & 0xffffu ? 4u : 0u) | (in_or_out.y >> 16 ? 8u : 0u);
+            if (lane_in) { /* the gathers overwrite the sites that change, after a __syncwarp */
+                out[(x + third + (size_t)(v0 + j) * vstride) / 4] = words4[slot(j) * 32 + lane];
+                changed |= c << 4 * (j - t0);
+            }
+            m_before = m_self;
+            m_self = m_after;
+        }
+        __syncwarp();
+        n = warp_list(list, changed, [&](int r, int k) {
+            return (uint16_t)((t0 + r + 1) << 7 | (4 * lane + k));
+        });
+        __syncwarp();
+        for (int i0 = 0; i0 < n; i0 += 32) {
+            if (i0 + lane >= n)
+                break;
+            int e = list[i0 + lane], j = (e >> 7) - 1, p = e & 127;
+            int sb = slot(j - 1) * 128 + p, ss = slot(j) * 128 + p, sa = slot(j + 1) * 128 + p;
+            auto site_of = [&] {
+                int jo = j;
+                asm volatile("" : "+r"(jo));
+                return global_site(jo, p);
+            };
+            ((uint32_t *)out)[x0 + p + third + (size_t)(v0 + j) * vstride] =
+                gather_packed(a, AXIS, site_of, words[ss], words[sb], words[sa], moves[ss],
+                              moves[sb], moves[sa]);
+        }
+        __syncwarp();
+    }
+}
+
 /* The x- and then the y-sweep of whole planes of packed32 sites, one block of XY_THREADS per plane
  * (stage gpu-fused, where a plane is at most XY_SIDE x XY_SIDE sites in rows of whole quads: the
  * Min system's 64 x 64). Each phase is sweep_quads on a tile of the whole plane (the same
@@ -1166,6 +1410,13 @@ template <class F, int AXIS, bool REACT> struct quad_sweep<F, AXIS, REACT, true>
     {
         if (a->nx % 4 != 0 || ((uintptr_t)in | (uintptr_t)out) % 16 != 0)
             return false;
+        if (AXIS != 0 && !REACT && a->nx >= STRIP_MIN_NX) {
+            int len = AXIS == 1 ? a->ny : a->slab.planes, per_block = STRIP_WARPS * STRIP_ROWS;
+            dim3 strips((a->nx + 127) / 128, (len + per_block - 1) / per_block, grid.z);
+            *e = sb_launch_kernel(sweep_strips<AXIS == 1 ? 1 : 2>, strips, 32 * STRIP_WARPS, 0,
+                                  a->chained, st, (const uint4 *)in, (uint4 *)out, *a, plane_lo);
+            return true;
+        }
         *e = sb_launch_kernel(sweep_quads<AXIS, REACT>, grid, BLOCK, 0, a->chained, st,
                               (const uint4 *)in, (uint4 *)out, *a, plane_lo, t, fired);
         return true;
@@ -1174,6 +1425,8 @@ template <class F, int AXIS, bool REACT> struct quad_sweep<F, AXIS, REACT, true>
     {
         cudaFuncAttributes attr;
         SB_CUDA(cudaFuncGetAttributes(&attr, sweep_quads<AXIS, REACT>));
+        if (AXIS != 0 && !REACT)
+            SB_CUDA(cudaFuncGetAttributes(&attr, sweep_strips<AXIS == 1 ? 1 : 2>));
         return 0;
     }
 };
