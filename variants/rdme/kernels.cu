@@ -1079,6 +1079,152 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
     }
 }
 
+/* The x-sweep in the same way, where sweep_strips serves the y- and z-sweeps: each warp a strip of
+ * 128 sites along x by STRIP_ROWS rows along y, STRIP_X_BATCH rows at a time. Its rows are
+ * independent, so a batch holds just its rows, each with an apron site at either end (lane 0
+ * loads the one before, lane 31 the one after); where a row ends inside the strip on a periodic
+ * lattice, the quad past its end holds the wrapped first site alone, as in sweep_quads. Batch row
+ * r's site p (-1 .. 128, the aprons included) is at r * X_ROW + X_AT + p. */
+#define STRIP_X_BATCH 6
+#define X_AT 4
+#define X_ROW 136 /* X_AT + 128 sites + the apron after, in whole quads */
+
+__global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
+    sweep_strips_x(const uint4 *__restrict__ in, uint4 *__restrict__ out, rd_step a, int plane_lo)
+{
+    __shared__ uint4 batch_words[STRIP_WARPS][STRIP_X_BATCH * X_ROW / 4];
+    __shared__ uint2 batch_moves[STRIP_WARPS][STRIP_X_BATCH * X_ROW / 4];
+    __shared__ uint16_t lists[STRIP_WARPS][STRIP_X_BATCH * 130];
+    sb_await_previous_kernel();
+    sb_launch_next_kernel();
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int v0 = (blockIdx.y * STRIP_WARPS + warp) * STRIP_ROWS;
+    if (v0 >= a.ny || step_skipped(a))
+        return;
+    uint4 *words4 = batch_words[warp];
+    const uint32_t *words = (const uint32_t *)words4;
+    uint2 *moves4 = batch_moves[warp];
+    const uint16_t *moves = (const uint16_t *)moves4;
+    uint16_t *list = lists[warp];
+    const int nx = a.nx, x0 = blockIdx.x * 128, x = x0 + 4 * lane;
+    const size_t third = (size_t)nx * a.ny * (blockIdx.z + plane_lo);
+    const int rows = min(STRIP_ROWS, a.ny - v0);
+    const bool lane_in = x < nx;
+    /* the lane's quad: the row's sites, or past the row's end on a periodic lattice the wrapped
+     * first site alone */
+    const bool wrapped = a.periodic && x == nx;
+    /* lane 0's and lane 31's apron site, and whether it is loaded */
+    int apron_x = lane == 0 ? x0 - 1 : x0 + 128;
+    bool apron_ok = lane == 0 || lane == 31;
+    if (apron_x < 0 || apron_x >= nx) {
+        apron_ok = apron_ok && a.periodic && apron_x <= nx;
+        apron_x = apron_x < 0 ? nx - 1 : 0;
+    }
+    const int apron_at = lane == 0 ? X_AT - 1 : X_AT + 128;
+    /* whether strip column p (-1 .. 128) is a lattice site here (a wrapped one included) */
+    auto inside = [&](int p) {
+        int col = x0 + p;
+        return (unsigned)col < (unsigned)nx || (a.periodic && (col == -1 || col == nx));
+    };
+    /* the global index of strip row `row`'s site at column p */
+    auto global_site = [&](int row, int p) {
+        return (size_t)wrap(x0 + p, nx) +
+               (size_t)nx * (v0 + row + (size_t)a.ny * block_plane(a, plane_lo));
+    };
+    auto fetch = [&](int r, uint4 *v, uint32_t *av) {
+        size_t row = third + (size_t)(v0 + r) * nx;
+        *v = lane_in || wrapped ? in[((wrapped ? 0 : x) + row) / 4] : make_uint4(0, 0, 0, 0);
+        if (wrapped)
+            v->y = v->z = v->w = 0;
+        *av = apron_ok ? ((const uint32_t *)in)[apron_x + row] : 0u;
+    };
+    uint4 next[STRIP_X_BATCH];
+    uint32_t next_apron[STRIP_X_BATCH];
+#pragma unroll
+    for (int r = 0; r < STRIP_X_BATCH; r++)
+        if (r < rows)
+            fetch(r, &next[r], &next_apron[r]);
+    for (int t0 = 0; t0 < rows; t0 += STRIP_X_BATCH) {
+        const int n_rows = min(STRIP_X_BATCH, rows - t0);
+        uint32_t occupied = 0, apron_held = 0; /* nibble r: batch row r's */
+#pragma unroll
+        for (int r = 0; r < STRIP_X_BATCH; r++) {
+            if (r >= n_rows)
+                break;
+            words4[(r * X_ROW + X_AT) / 4 + lane] = next[r];
+            moves4[(r * X_ROW + X_AT) / 4 + lane] = make_uint2(0, 0);
+            occupied |= quad_occupied(next[r]) << 4 * r;
+            if (lane == 0 || lane == 31) { /* 0 where not loaded: the gathers read it */
+                ((uint32_t *)words)[r * X_ROW + apron_at] = next_apron[r];
+                ((uint16_t *)moves)[r * X_ROW + apron_at] = 0;
+                apron_held |= (next_apron[r] & 0x0fffffffu ? 1u : 0u) << 4 * r;
+            }
+        }
+        /* the next batch's rows, loaded while this one works */
+#pragma unroll
+        for (int r = 0; r < STRIP_X_BATCH; r++)
+            if (t0 + STRIP_X_BATCH + r < rows)
+                fetch(t0 + STRIP_X_BATCH + r, &next[r], &next_apron[r]);
+        /* the moves of every occupied site of the batch, the aprons' too */
+        int n = warp_list(list, occupied, [&](int r, int k) {
+            return (uint16_t)(r * X_ROW + X_AT + 4 * lane + k);
+        });
+        n += warp_list(list + n, apron_held,
+                       [&](int r, int) { return (uint16_t)(r * X_ROW + apron_at); });
+        __syncwarp();
+        for (int i0 = 0; i0 < n; i0 += 32) {
+            if (i0 + lane >= n)
+                break;
+            int e = list[i0 + lane], r = e / X_ROW, p = e - r * X_ROW - X_AT;
+            uint32_t w = words[e];
+            int before = p > -1 && inside(p - 1) ? (int)(words[e - 1] >> 28) : RD_OUTSIDE;
+            int after = p < 128 && inside(p + 1) ? (int)(words[e + 1] >> 28) : RD_OUTSIDE;
+            slots sl = packed32::unpack(w);
+            uint32_t m = move_mask<packed32>(a, 0, global_site(t0 + r, p), sl, packed32::count(sl),
+                                             (int)(w >> 28), before, after);
+            ((uint16_t *)moves)[e] = (uint16_t)((m & 0x7fu) | (m >> 8 & 0x7f00u));
+        }
+        __syncwarp();
+        /* the sites the moves change; every site written as it was */
+        uint32_t changed = 0; /* nibble r */
+        for (int r = 0; r < n_rows; r++) {
+            int at = r * X_ROW + X_AT + 4 * lane;
+            uint2 m = moves4[at / 4];
+            uint32_t mb = moves[at - 1], ma = moves[at + 4];
+            /* site k changes where its own particles move, the + movers of k - 1 or the - movers
+             * of k + 1 come in */
+            uint32_t m0 = m.x & 0xffffu, m1 = m.x >> 16, m2 = m.y & 0xffffu, m3 = m.y >> 16;
+            unsigned c = (m0 | (mb >> 8) | (m1 & 0xffu) ? 1u : 0u) |
+                         (m1 | (m0 >> 8) | (m2 & 0xffu) ? 2u : 0u) |
+                         (m2 | (m1 >> 8) | (m3 & 0xffu) ? 4u : 0u) |
+                         (m3 | (m2 >> 8) | (ma & 0xffu) ? 8u : 0u);
+            if (lane_in) { /* the gathers overwrite the sites that change, after a __syncwarp */
+                out[(x + third + (size_t)(v0 + t0 + r) * nx) / 4] = words4[at / 4];
+                changed |= c << 4 * r;
+            }
+        }
+        __syncwarp();
+        n = warp_list(list, changed, [&](int r, int k) {
+            return (uint16_t)(r * X_ROW + X_AT + 4 * lane + k);
+        });
+        __syncwarp();
+        for (int i0 = 0; i0 < n; i0 += 32) {
+            if (i0 + lane >= n)
+                break;
+            int e = list[i0 + lane], r = e / X_ROW, p = e - r * X_ROW - X_AT;
+            auto site_of = [&] {
+                int ro = r;
+                asm volatile("" : "+r"(ro));
+                return global_site(t0 + ro, p);
+            };
+            ((uint32_t *)out)[x0 + p + third + (size_t)(v0 + t0 + r) * nx] =
+                gather_packed(a, 0, site_of, words[e], words[e - 1], words[e + 1], moves[e],
+                              moves[e - 1], moves[e + 1]);
+        }
+        __syncwarp();
+    }
+}
+
 /* The x- and then the y-sweep of whole planes of packed32 sites, one block of XY_THREADS per plane
  * (stage gpu-fused, where a plane is at most XY_SIDE x XY_SIDE sites in rows of whole quads: the
  * Min system's 64 x 64). Each phase is sweep_quads on a tile of the whole plane (the same
@@ -1410,11 +1556,14 @@ template <class F, int AXIS, bool REACT> struct quad_sweep<F, AXIS, REACT, true>
     {
         if (a->nx % 4 != 0 || ((uintptr_t)in | (uintptr_t)out) % 16 != 0)
             return false;
-        if (AXIS != 0 && !REACT && a->nx >= STRIP_MIN_NX) {
-            int len = AXIS == 1 ? a->ny : a->slab.planes, per_block = STRIP_WARPS * STRIP_ROWS;
+        if (!REACT && a->nx >= STRIP_MIN_NX) {
+            int len = AXIS == 2 ? a->slab.planes : a->ny, per_block = STRIP_WARPS * STRIP_ROWS;
             dim3 strips((a->nx + 127) / 128, (len + per_block - 1) / per_block, grid.z);
-            *e = sb_launch_kernel(sweep_strips<AXIS == 1 ? 1 : 2>, strips, 32 * STRIP_WARPS, 0,
-                                  a->chained, st, (const uint4 *)in, (uint4 *)out, *a, plane_lo);
+            *e = sb_launch_kernel(AXIS == 0   ? sweep_strips_x
+                                  : AXIS == 1 ? sweep_strips<1>
+                                              : sweep_strips<2>,
+                                  strips, 32 * STRIP_WARPS, 0, a->chained, st, (const uint4 *)in,
+                                  (uint4 *)out, *a, plane_lo);
             return true;
         }
         *e = sb_launch_kernel(sweep_quads<AXIS, REACT>, grid, BLOCK, 0, a->chained, st,
@@ -1425,8 +1574,10 @@ template <class F, int AXIS, bool REACT> struct quad_sweep<F, AXIS, REACT, true>
     {
         cudaFuncAttributes attr;
         SB_CUDA(cudaFuncGetAttributes(&attr, sweep_quads<AXIS, REACT>));
-        if (AXIS != 0 && !REACT)
-            SB_CUDA(cudaFuncGetAttributes(&attr, sweep_strips<AXIS == 1 ? 1 : 2>));
+        if (!REACT)
+            SB_CUDA(cudaFuncGetAttributes(&attr, AXIS == 0   ? sweep_strips_x
+                                                 : AXIS == 1 ? sweep_strips<1>
+                                                             : sweep_strips<2>));
         return 0;
     }
 };
