@@ -14,7 +14,9 @@
  * 32 x 32 (x by the swept axis), 256 threads; the paper's were a 1-D x block and 32 x 8 tiles,
  * whose two apron rows cost 25 % more reads than the 6 % of 32 rows. The lists are appended to
  * a warp at a time (append_sites); where every lattice row is whole 16-byte quads of packed32
- * sites, the sweeps load, test and store a quad a thread (sweep_quads).
+ * sites, the sweeps load, test and store a quad a thread (sweep_quads), and where those rows are
+ * at least 128 sites wide the sweeps without reactions go by warp strips, a warp a strip with no
+ * block barrier (sweep_strips, sweep_strips_x).
  *
  * A buffer is the whole lattice or a z-slab with halo planes (kernels.h); x- and y-sweeps of a
  * slab's halo planes redo what the neighbour does to them, with the same draws, so a z-sweep
