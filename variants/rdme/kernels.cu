@@ -842,8 +842,9 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
  * a lane) by STRIP_ROWS rows along the swept axis, with __syncwarp and no block barrier. It walks
  * the strip STRIP_BATCH rows at a time through a ring of STRIP_RING rows in shared memory (the
  * batch, the row before it and the two after): loads the new rows, draws the moves of the
- * occupied sites of the rows it has not drawn (a warp-wide list: 32 sites a pass), lists the sites
- * the moves change and gathers them a lane each, and writes the others as they were. The same
+ * occupied sites of the rows it has not drawn (a warp-wide list: 32 sites a pass), writes every
+ * site as it was, lists the sites the moves change and gathers those a lane each over what it
+ * wrote. The same
  * draws and gathers as sweep_quads, so the same lattice bit for bit; what it saves is every
  * site's share of a block's window, lists and barriers (sweep_quads: about 130 thread
  * instructions a site on the red blood cell at 8 nm, H200). Row j of the strip is lattice row
@@ -871,8 +872,9 @@ __device__ __forceinline__ int warp_prefix(int v, int *total)
     return sum - v;
 }
 
-/* Appends to a warp's list an entry for each bit b set in `bits` (nibble n: ring row, bit k: the
- * lane's site k), as entry(n, k); returns the list's length. Every lane of the warp calls it. */
+/* Appends to a warp's list an entry for each bit b set in `bits` (nibble n: a row, bit k of it:
+ * the lane's site k), as entry(n, k); returns the list's length. Every lane of the warp calls
+ * it. */
 template <class Entry>
 __device__ __forceinline__ int warp_list(uint16_t *list, uint32_t bits, Entry entry)
 {
@@ -946,7 +948,7 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
     const bool lane_in = x < a.nx;
     const int rows = min(STRIP_ROWS, len - v0); /* the strip's own rows */
     auto slot = [](int j) { return (j + 1) & (STRIP_RING - 1); };
-    /* buffer index of strip row j (-1 .. rows) at column x0 + p, *ok: whether it is loaded (an
+    /* buffer index of strip row j's (-1 .. rows) column 0, *ok: whether the row is loaded (an
      * apron outside a reflecting lattice, or past a slab with no halo there, is not) */
     auto buffer_row = [&](int j, bool *ok) {
         int c = v0 + j;
