@@ -1135,11 +1135,11 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
         return (size_t)wrap(x0 + p, nx) +
                (size_t)nx * (v0 + row + (size_t)a.ny * block_plane(a, plane_lo));
     };
+    /* no use of a load here: keeping the wrapped quad's first site alone is left to the batch
+     * that stores it, so that a batch's loads stay in flight while the batch before works */
     auto fetch = [&](int r, uint4 *v, uint32_t *av) {
         size_t row = third + (size_t)(v0 + r) * nx;
         *v = lane_in || wrapped ? in[((wrapped ? 0 : x) + row) / 4] : make_uint4(0, 0, 0, 0);
-        if (wrapped)
-            v->y = v->z = v->w = 0;
         *av = apron_ok ? ((const uint32_t *)in)[apron_x + row] : 0u;
     };
     uint4 next[STRIP_X_BATCH];
@@ -1155,9 +1155,12 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
         for (int r = 0; r < STRIP_X_BATCH; r++) {
             if (r >= n_rows)
                 break;
-            words4[(r * X_ROW + X_AT) / 4 + lane] = next[r];
+            uint4 q = next[r];
+            if (wrapped)
+                q.y = q.z = q.w = 0;
+            words4[(r * X_ROW + X_AT) / 4 + lane] = q;
             moves4[(r * X_ROW + X_AT) / 4 + lane] = make_uint2(0, 0);
-            occupied |= quad_occupied(next[r]) << 4 * r;
+            occupied |= quad_occupied(q) << 4 * r;
             if (lane == 0 || lane == 31) { /* 0 where not loaded: the gathers read it */
                 ((uint32_t *)words)[r * X_ROW + apron_at] = next_apron[r];
                 ((uint16_t *)moves)[r * X_ROW + apron_at] = 0;
