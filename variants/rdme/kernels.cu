@@ -1135,8 +1135,8 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
         return (size_t)wrap(x0 + p, nx) +
                (size_t)nx * (v0 + row + (size_t)a.ny * block_plane(a, plane_lo));
     };
-    /* no use of a load here: keeping the wrapped quad's first site alone is left to the batch
-     * that stores it, so that a batch's loads stay in flight while the batch before works */
+    /* nothing here uses the loaded data (a wrapped quad's other sites are zeroed where the batch
+     * is stored): a use would wait for each load in turn, not while the batch before works */
     auto fetch = [&](int r, uint4 *v, uint32_t *av) {
         size_t row = third + (size_t)(v0 + r) * nx;
         *v = lane_in || wrapped ? in[((wrapped ? 0 : x) + row) / 4] : make_uint4(0, 0, 0, 0);
