@@ -137,10 +137,11 @@ static int react_site(const rd_model *m, const rd_reaction_table *t, long long s
     rd_site_get(m, lattice, i, &s);
     if (s.n == 0 && !t->has_order0)
         return 0;
-    int count[RD_MAX_SPECIES + 1] = {0}, rank = 0;
+    rd_counts count = {{0, 0}};
+    int rank = 0;
     for (int k = 0; k < s.n; k++)
-        count[s.sp[k]]++;
-    int r = rd_choose_reaction(t, count, s.type, rd_draw(m->seed, step, i, RD_PURPOSE_REACTION, 0));
+        rd_count_add(&count, s.sp[k]);
+    int r = rd_choose_reaction(t, &count, s.type, rd_draw(m->seed, step, i, RD_PURPOSE_REACTION, 0));
     if (r < 0)
         return 0;
     for (int k = 0; k < t->order[r]; k++)

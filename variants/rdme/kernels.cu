@@ -255,10 +255,11 @@ __device__ bool react_site(const rd_step &a, const rd_reaction_table *t, size_t 
                            typename F::site_t *w)
 {
     slots s = F::unpack(*w);
-    int n = F::count(s), count[RD_MAX_SPECIES + 1] = {0};
+    int n = F::count(s);
+    rd_counts count = {{0, 0}};
     for (int k = 0; k < n; k++)
-        count[slot_species<F::BITS>(s, k)]++;
-    int r = rd_choose_reaction(t, count, type,
+        rd_count_add(&count, slot_species<F::BITS>(s, k));
+    int r = rd_choose_reaction(t, &count, type,
                                rd_draw(a.seed, step_of(a), global, RD_PURPOSE_REACTION, 0));
     if (r < 0)
         return false;
@@ -1388,7 +1389,7 @@ __global__ void __launch_bounds__(BLOCK, 6)
     const int SITES = F::REACT_SITES;
     __shared__ uint16_t active[BLOCK * SITES];
     __shared__ typename F::site_t words[F::REACT_KEEPS ? BLOCK * SITES : 1];
-    __shared__ int nactive, nfired;
+    __shared__ int nactive;
     sb_await_previous_kernel();
     sb_launch_next_kernel();
     /* selects, not an index: a parameter indexed at run time would go to local memory */
@@ -1397,29 +1398,53 @@ __global__ void __launch_bounds__(BLOCK, 6)
     size_t first = second ? runs.first[1] : runs.first[0];
     size_t base = first + (size_t)block * BLOCK * SITES,
            end = first + (second ? runs.n[1] : runs.n[0]);
+    /* the block's sites, base .. base + here - 1: bounds in 32 bits, not 64, for each site */
+    int here = (int)min((size_t)BLOCK * SITES, end - base);
     int all = t->has_order0;
     typename F::site_t v[SITES];
 #pragma unroll
     for (int k = 0; k < SITES; k++) {
-        size_t i = base + k * BLOCK + threadIdx.x;
-        v[k] = i < end ? lattice[i] : F::empty();
+        int o = k * BLOCK + threadIdx.x;
+        v[k] = o < here ? lattice[base + o] : F::empty();
     }
     if (step_skipped(a))
         return;
     if (threadIdx.x == 0)
-        nactive = nfired = 0;
+        nactive = 0;
     __syncthreads();
+    /* the list, a warp at once: the warp's count from a ballot a site, one shared atomic, then
+     * each lane's places from the same ballots. An atomic a site (the compiler aggregates each
+     * over the warp) was half the kernel's instructions (H100, docs/limits.md, "The reactions'
+     * list"). */
+    const unsigned lane = threadIdx.x & 31, lower = (1u << lane) - 1;
+    unsigned reacting = 0; /* bit k: site k can react */
+    int total = 0;
 #pragma unroll
     for (int k = 0; k < SITES; k++) {
-        int o = k * BLOCK + threadIdx.x;
-        if (base + o < end && (all || F::occupied(v[k]))) {
-            int at = atomicAdd(&nactive, 1);
-            active[at] = (uint16_t)o;
+        /* a site past the block's end is empty, so only `all` needs the bound */
+        bool can = F::occupied(v[k]) || (all && k * BLOCK + (int)threadIdx.x < here);
+        reacting |= (unsigned)can << k;
+        total += __popc(__ballot_sync(0xffffffffu, can));
+    }
+    int at = 0;
+    if (lane == 0 && total)
+        at = atomicAdd(&nactive, total);
+    at = __shfl_sync(0xffffffffu, at, 0);
+#pragma unroll
+    for (int k = 0; k < SITES; k++) {
+        unsigned b = __ballot_sync(0xffffffffu, reacting >> k & 1);
+        if (b >> lane & 1) {
+            int j = at + __popc(b & lower);
+            active[j] = (uint16_t)(k * BLOCK + threadIdx.x);
             if (F::REACT_KEEPS)
-                words[at] = v[k];
+                words[j] = v[k];
         }
+        at += __popc(b);
     }
     __syncthreads();
+    /* the reactions fired, added by each thread that fired one: rare, and no barrier to wait on
+     * the block's slowest warp */
+    int fired_here = 0;
     for (int j = threadIdx.x; j < nactive; j += BLOCK) {
         /* the global index: the buffer's, less its halo plane, plus the slab's first plane */
         size_t i = base + active[j],
@@ -1428,11 +1453,10 @@ __global__ void __launch_bounds__(BLOCK, 6)
         if (!react_site<F>(a, t, global, F::type(w, a.types, i), &w))
             continue;
         lattice[i] = w;
-        atomicAdd(&nfired, 1);
+        fired_here++;
     }
-    __syncthreads();
-    if (threadIdx.x == 0 && nfired)
-        atomicAdd(fired, (unsigned long long)nfired);
+    if (fired_here)
+        atomicAdd(fired, (unsigned long long)fired_here);
 }
 
 /* Counts per species of the slab's own planes: a block row per plane, added to the rows of their

@@ -57,11 +57,31 @@ extern "C"
 #endif
 void rd_reaction_table_of(const rd_model *m, rd_reaction_table *t);
 
-/* Propensity of reaction i in a site holding count[sp] particles of each species: rate times
- * the number of reactant combinations (n(n-1)/2 for two identical reactants). */
-SB_HD double rd_propensity(const rd_reaction_table *t, int i, const int *count)
+/* A site's particles per species, a byte each (species sp: byte sp % 8 of word sp / 8): kept in
+ * registers on the device, where an array indexed by species lives in local memory. */
+typedef struct rd_counts {
+    uint64_t w[2];
+} rd_counts;
+
+SB_HD void rd_count_add(rd_counts *c, int sp)
 {
-    int na = count[t->a[i]], nb = count[t->b[i]];
+    uint64_t one = 1ull << 8 * (sp & 7);
+    if (sp < 8)
+        c->w[0] += one;
+    else
+        c->w[1] += one;
+}
+
+SB_HD int rd_count_of(const rd_counts *c, int sp)
+{
+    return (int)((sp < 8 ? c->w[0] : c->w[1]) >> 8 * (sp & 7) & 0xff);
+}
+
+/* Propensity of reaction i in a site holding the counts c: rate times the number of reactant
+ * combinations (n(n-1)/2 for two identical reactants). */
+SB_HD double rd_propensity(const rd_reaction_table *t, int i, const rd_counts *c)
+{
+    int na = rd_count_of(c, t->a[i]), nb = rd_count_of(c, t->b[i]);
     double h = t->order[i] == 0   ? 1.0
                : t->order[i] == 1 ? (double)na
                : t->a[i] == t->b[i] ? (double)(na * (na - 1) / 2)
@@ -69,28 +89,32 @@ SB_HD double rd_propensity(const rd_reaction_table *t, int i, const int *count)
     return det_mul(t->rate[i], h);
 }
 
-/* The reaction a site of type `type` fires this step, or -1; count[0..RD_MAX_SPECIES]. The
+/* The reaction a site of type `type` holding the counts c fires this step, or -1. The
  * propensities are computed twice (for a0, then to choose) rather than kept: on the device an
  * array of them would live in local memory. */
-SB_HD int rd_choose_reaction(const rd_reaction_table *t, const int *count, int type,
+SB_HD int rd_choose_reaction(const rd_reaction_table *t, const rd_counts *c, int type,
                              sb_rng_block r)
 {
     double a0 = 0.0;
     for (int i = 0; i < t->n; i++)
         if (t->where[i] >> type & 1)
-            a0 = det_add(a0, rd_propensity(t, i, count));
+            a0 = det_add(a0, rd_propensity(t, i, c));
     if (a0 <= 0.0)
         return -1;
-    /* Fires with probability 1 - exp(-a0 tau): an Exp(1) draw below a0 tau. */
-    double e = -det_log(sb_uniform_open0(r.v[0], r.v[1]));
-    if (!(det_mul(a0, t->tau) > e))
+    /* Fires with probability 1 - exp(-a0 tau): an Exp(1) draw e = -log(u) below a0 tau. Since
+     * -log(u) >= 1 - u, a u with 1 - u at least twice a0 tau cannot fire, and det_log (a few ulp)
+     * agrees: the log is skipped there, which is almost every site, a0 tau being small. */
+    double u = sb_uniform_open0(r.v[0], r.v[1]), a0tau = det_mul(a0, t->tau);
+    if (det_sub(1.0, u) >= det_mul(2.0, a0tau))
+        return -1;
+    if (!(a0tau > -det_log(u)))
         return -1;
     double x = det_mul(sb_uniform(r.v[2], r.v[3]), a0), cum = 0.0;
     int last = -1;
     for (int i = 0; i < t->n; i++) {
         if (!(t->where[i] >> type & 1))
             continue;
-        double a = rd_propensity(t, i, count);
+        double a = rd_propensity(t, i, c);
         if (a <= 0.0)
             continue;
         cum = det_add(cum, a);
