@@ -1413,9 +1413,10 @@ __global__ void __launch_bounds__(BLOCK, 6)
         nactive = 0;
     __syncthreads();
     /* the list, a warp at once: the warp's count from a ballot a site, one shared atomic, then
-     * each lane's places from the same ballots. An atomic a site (the compiler aggregates each
-     * over the warp) was half the kernel's instructions (H100, docs/limits.md, "The reactions'
-     * list"). */
+     * each lane's places from the same ballots, in place of a shared atomic a site (which the
+     * compiler aggregates over the warp, one site at a time). With the 32-bit bounds and no final
+     * barrier: the kernel 3 % faster, its instructions unchanged (H100, docs/limits.md, "The
+     * reactions: counts, the firing test and the list"). */
     const unsigned lane = threadIdx.x & 31, lower = (1u << lane) - 1;
     unsigned reacting = 0; /* bit k: site k can react */
     int total = 0;
