@@ -26,6 +26,8 @@
  * so the kernels are written once for the packed 32-bit word and the 16-byte site. */
 #include <stdlib.h>
 
+#include <type_traits>
+
 #include "../../cuda/chain.cuh"
 #include "../../cuda/check.h"
 #include "../../harness/stats.h"
@@ -1452,17 +1454,19 @@ typedef struct site_runs {
     unsigned blocks0;
 } site_runs;
 
-/* Reactions, in place, in the sites of `runs`: each thread loads F::REACT_SITES sites; the
+/* Reactions, in place, in the sites of `runs`: each thread loads F::REACT_SITES sites, with
+ * QUADS (packed32 planes of whole quads, a 16-byte aligned lattice) a quad of 4 at a time; the
  * sites that can react (occupied, or any site when a reaction has no reactant) go to a list the
  * block then works through, a thread per site, with their words (F::REACT_KEEPS) or reading
  * them again from the lattice. */
-template <class F>
+template <class F, bool QUADS = false>
 __global__ void __launch_bounds__(BLOCK, 6)
     react(typename F::site_t *lattice, site_runs runs, const rd_reaction_table *__restrict__ t,
           rd_step a, unsigned long long *fired)
 {
-    const int SITES = F::REACT_SITES;
-    /* the list, and past its end a spare slot a thread (below) */
+    const int SITES = F::REACT_SITES, PER_LOAD = QUADS ? 4 : 1, LOADS = SITES / PER_LOAD;
+    typedef typename std::conditional<QUADS, uint4, typename F::site_t>::type load_t;
+    /* the list, and past its end a spare slot a thread (the list by ballots, below) */
     __shared__ uint16_t active[BLOCK * SITES + BLOCK];
     __shared__ typename F::site_t words[F::REACT_KEEPS ? BLOCK * SITES + BLOCK : 1];
     __shared__ int nactive;
@@ -1474,49 +1478,75 @@ __global__ void __launch_bounds__(BLOCK, 6)
     size_t first = second ? runs.first[1] : runs.first[0];
     size_t base = first + (size_t)block * BLOCK * SITES,
            end = first + (second ? runs.n[1] : runs.n[0]);
-    /* the block's sites, base .. base + here - 1: bounds in 32 bits, not 64, for each site */
+    /* the block's sites, base .. base + here - 1 (with QUADS whole quads): bounds in 32 bits,
+     * not 64, for each load */
     int here = (int)min((size_t)BLOCK * SITES, end - base);
     int all = t->has_order0;
-    typename F::site_t v[SITES];
+    load_t v[LOADS];
 #pragma unroll
-    for (int k = 0; k < SITES; k++) {
+    for (int k = 0; k < LOADS; k++) {
         int o = k * BLOCK + threadIdx.x;
-        v[k] = o < here ? lattice[base + o] : F::empty();
+        v[k] = o * PER_LOAD < here ? ((const load_t *)(lattice + base))[o] : load_t{};
     }
     if (step_skipped(a))
         return;
     if (threadIdx.x == 0)
         nactive = 0;
     __syncthreads();
-    /* the list, a warp at once: the warp's count from a ballot a site, one shared atomic, then
-     * each lane's places from the same ballots, in place of a shared atomic a site (which the
-     * compiler aggregates over the warp, one site at a time), and stores without a branch (a
-     * spare slot): the kernel 702 to 635 us, 15 % fewer instructions (H100, docs/limits.md,
-     * "The reactions: counts, the firing test and the list"). */
-    const unsigned lane = threadIdx.x & 31, lower = (1u << lane) - 1;
-    unsigned reacting = 0; /* bit k: site k can react */
-    int total = 0;
+    /* the list, a warp at once: one shared atomic a warp, in place of a shared atomic a site
+     * (which the compiler aggregates over the warp, one site at a time) */
+    if constexpr (QUADS) {
+        /* a lane's places from a prefix sum over the warp, a store a listed site: a quad's test
+         * and a site's store in place of a ballot and a store a site */
+        unsigned reacting = 0; /* bit 4k + s: site s of quad k can react */
 #pragma unroll
-    for (int k = 0; k < SITES; k++) {
-        /* a site past the block's end is empty, so only `all` needs the bound */
-        bool can = F::occupied(v[k]) || (all && k * BLOCK + (int)threadIdx.x < here);
-        reacting |= (unsigned)can << k;
-        total += __popc(__ballot_sync(0xffffffffu, can));
-    }
-    int at = 0;
-    if (lane == 0 && total)
-        at = atomicAdd(&nactive, total);
-    at = __shfl_sync(0xffffffffu, at, 0);
+        for (int k = 0; k < LOADS; k++) {
+            bool in = (k * BLOCK + (int)threadIdx.x) * 4 < here; /* whole quads */
+            reacting |= (quad_occupied(v[k]) | (all && in ? 0xfu : 0u)) << 4 * k;
+        }
+        int total, at = warp_prefix(__popc(reacting), &total), warp_at = 0;
+        if ((threadIdx.x & 31) == 0 && total)
+            warp_at = atomicAdd(&nactive, total);
+        at += __shfl_sync(0xffffffffu, warp_at, 0);
 #pragma unroll
-    for (int k = 0; k < SITES; k++) {
-        bool listed = reacting >> k & 1;
-        unsigned b = __ballot_sync(0xffffffffu, listed);
-        /* no branch a site: a lane without one stores into its spare slot */
-        int j = listed ? at + __popc(b & lower) : BLOCK * SITES + threadIdx.x;
-        active[j] = (uint16_t)(k * BLOCK + threadIdx.x);
-        if (F::REACT_KEEPS)
-            words[j] = v[k];
-        at += __popc(b);
+        for (int k = 0; k < LOADS; k++)
+            for (unsigned b = reacting >> 4 * k & 0xfu; b; b &= b - 1) {
+                int site = __ffs(b) - 1;
+                active[at] = (uint16_t)((k * BLOCK + threadIdx.x) * 4 + site);
+                if (F::REACT_KEEPS)
+                    words[at] = site == 0 ? v[k].x : site == 1 ? v[k].y : site == 2 ? v[k].z : v[k].w;
+                at++;
+            }
+    } else {
+        /* the warp's count from a ballot a site, then each lane's places from the same ballots,
+         * and stores without a branch (a spare slot): the kernel 702 to 635 us, 15 % fewer
+         * instructions (H100, docs/limits.md, "The reactions: counts, the firing test and the
+         * list") */
+        const unsigned lane = threadIdx.x & 31, lower = (1u << lane) - 1;
+        unsigned reacting = 0; /* bit k: site k can react */
+        int total = 0;
+#pragma unroll
+        for (int k = 0; k < SITES; k++) {
+            /* a site past the block's end is empty, so only `all` needs the bound */
+            bool can = F::occupied(v[k]) || (all && k * BLOCK + (int)threadIdx.x < here);
+            reacting |= (unsigned)can << k;
+            total += __popc(__ballot_sync(0xffffffffu, can));
+        }
+        int at = 0;
+        if (lane == 0 && total)
+            at = atomicAdd(&nactive, total);
+        at = __shfl_sync(0xffffffffu, at, 0);
+#pragma unroll
+        for (int k = 0; k < SITES; k++) {
+            bool listed = reacting >> k & 1;
+            unsigned b = __ballot_sync(0xffffffffu, listed);
+            /* no branch a site: a lane without one stores into its spare slot */
+            int j = listed ? at + __popc(b & lower) : BLOCK * SITES + threadIdx.x;
+            active[j] = (uint16_t)(k * BLOCK + threadIdx.x);
+            if (F::REACT_KEEPS)
+                words[j] = v[k];
+            at += __popc(b);
+        }
     }
     __syncthreads();
     /* the reactions fired, added by each thread that fired one: rare, and no barrier to wait on
@@ -1720,6 +1750,8 @@ template <class F> static int load(void)
     SB_CUDA(cudaFuncGetAttributes(&attr, sweep<F, 2>));
     SB_CUDA(cudaFuncGetAttributes(&attr, sweep<F, 2, true>));
     SB_CUDA(cudaFuncGetAttributes(&attr, react<F>));
+    if (F::QUADS)
+        SB_CUDA(cudaFuncGetAttributes(&attr, react<F, F::QUADS>));
     if (quad_sweep<F, 0, false>::load() || quad_sweep<F, 1, false>::load() ||
         quad_sweep<F, 2, false>::load() || quad_sweep<F, 2, true>::load())
         return -1;
@@ -1820,8 +1852,11 @@ static int launch_react(void *lattice, const rd_step *a, const int *lo, const in
     runs.blocks0 = blocks[0];
     if (blocks[0] + blocks[1] == 0)
         return 0;
-    cudaError_t e = sb_launch_kernel(react<F>, dim3(blocks[0] + blocks[1]), BLOCK, 0, a->chained,
-                                     st, (typename F::site_t *)lattice, runs, t, *a, fired);
+    /* quads where every plane is whole quads and the lattice 16-byte aligned */
+    bool quads = F::QUADS && plane % 4 == 0 && (uintptr_t)lattice % 16 == 0;
+    cudaError_t e = sb_launch_kernel(quads ? react<F, F::QUADS> : react<F>,
+                                     dim3(blocks[0] + blocks[1]), BLOCK, 0, a->chained, st,
+                                     (typename F::site_t *)lattice, runs, t, *a, fired);
     SB_LAUNCH_OK(e, "react");
     return 0;
 }
