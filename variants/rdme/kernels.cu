@@ -26,6 +26,8 @@
  * so the kernels are written once for the packed 32-bit word and the 16-byte site. */
 #include <stdlib.h>
 
+#include <type_traits>
+
 #include "../../cuda/chain.cuh"
 #include "../../cuda/check.h"
 #include "../../harness/stats.h"
@@ -859,6 +861,60 @@ __global__ void __launch_bounds__(BLOCK, REACT ? packed32::FUSED_BLOCKS_PER_SM
 static_assert(STRIP_BATCH + 3 <= STRIP_RING && (STRIP_RING & (STRIP_RING - 1)) == 0,
               "the ring holds a batch, the row before and the two after");
 
+/* The strip kernels address a warp's part of the block's shared memory by 32-bit offsets from a
+ * base the warp holds in a register (smem_base) and these accessors. Through C++ arrays ptxas
+ * rebuilt an array's address in the CTA's shared window (five uniform instructions) at almost
+ * every access; it does not recompute a shuffle's result. */
+__device__ __forceinline__ uint32_t smem_base(const void *p)
+{
+    return __shfl_sync(0xffffffffu, (uint32_t)__cvta_generic_to_shared(p), 0);
+}
+__device__ __forceinline__ uint32_t lds16(uint32_t at)
+{
+    uint16_t v;
+    asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(at) : "memory");
+    return v;
+}
+__device__ __forceinline__ uint32_t lds32(uint32_t at)
+{
+    uint32_t v;
+    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(at) : "memory");
+    return v;
+}
+__device__ __forceinline__ uint2 lds64(uint32_t at)
+{
+    uint2 v;
+    asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "r"(at) : "memory");
+    return v;
+}
+__device__ __forceinline__ uint4 lds128(uint32_t at)
+{
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(at)
+                 : "memory");
+    return v;
+}
+__device__ __forceinline__ void sts16(uint32_t at, uint32_t v)
+{
+    asm volatile("st.shared.u16 [%0], %1;" ::"r"(at), "h"((uint16_t)v) : "memory");
+}
+__device__ __forceinline__ void sts32(uint32_t at, uint32_t v)
+{
+    asm volatile("st.shared.u32 [%0], %1;" ::"r"(at), "r"(v) : "memory");
+}
+__device__ __forceinline__ void sts64(uint32_t at, uint2 v)
+{
+    asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(at), "r"(v.x), "r"(v.y) : "memory");
+}
+__device__ __forceinline__ void sts128(uint32_t at, uint4 v)
+{
+    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(at), "r"(v.x), "r"(v.y),
+                 "r"(v.z), "r"(v.w)
+                 : "memory");
+}
+
 /* A lane's exclusive prefix sum of v over the warp; *total: the warp's sum. */
 __device__ __forceinline__ int warp_prefix(int v, int *total)
 {
@@ -873,16 +929,16 @@ __device__ __forceinline__ int warp_prefix(int v, int *total)
     return sum - v;
 }
 
-/* Appends to a warp's list an entry for each bit b set in `bits` (nibble n: a row, bit k of it:
- * the lane's site k), as entry(n, k); returns the list's length. Every lane of the warp calls
- * it. */
+/* Appends to a warp's list of 16-bit entries (in shared memory at list_at) an entry for each bit
+ * b set in `bits` (nibble n: a row, bit k of it: the lane's site k), as entry(n, k); returns the
+ * list's length. Every lane of the warp calls it. */
 template <class Entry>
-__device__ __forceinline__ int warp_list(uint16_t *list, uint32_t bits, Entry entry)
+__device__ __forceinline__ int warp_list(uint32_t list_at, uint32_t bits, Entry entry)
 {
     int total, at = warp_prefix(__popc(bits), &total);
     for (; bits; bits &= bits - 1) {
         int b = __ffs(bits) - 1;
-        list[at++] = entry(b >> 2, b & 3);
+        sts16(list_at + 2 * at++, entry(b >> 2, b & 3));
     }
     return total;
 }
@@ -920,15 +976,20 @@ __device__ __forceinline__ uint32_t gather_packed(const rd_step &a, int pass, Si
     return word | (self & 0xf0000000u);
 }
 
+/* A y- or z-strip warp's shared memory: its ring (ring row s's sites: words and moves, a site's
+ * moves in 16 bits: bits 0-6 its slots that move -, bits 8-14 those that move +) and its list. */
+struct strip_smem {
+    uint4 words[STRIP_RING * 32];
+    uint2 moves[STRIP_RING * 32];
+    uint16_t list[STRIP_LIST];
+};
+
 template <int AXIS>
 __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
     sweep_strips(const uint4 *__restrict__ in, uint4 *__restrict__ out, rd_step a, int plane_lo)
 {
     static_assert(AXIS == 1 || AXIS == 2, "strips sweep along y or z");
-    __shared__ uint4 ring_words[STRIP_WARPS][STRIP_RING * 32];
-    /* a site's moves: bits 0-6 its slots that move -, bits 8-14 those that move + */
-    __shared__ uint2 ring_moves[STRIP_WARPS][STRIP_RING * 32];
-    __shared__ uint16_t lists[STRIP_WARPS][STRIP_LIST];
+    __shared__ strip_smem warps_smem[STRIP_WARPS];
     sb_await_previous_kernel();
     sb_launch_next_kernel();
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -936,11 +997,17 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
     const int v0 = (blockIdx.y * STRIP_WARPS + warp) * STRIP_ROWS;
     if (v0 >= len || step_skipped(a))
         return;
-    uint4 *words4 = ring_words[warp];
-    const uint32_t *words = (const uint32_t *)words4;
-    uint2 *moves4 = ring_moves[warp];
-    const uint16_t *moves = (const uint16_t *)moves4;
-    uint16_t *list = lists[warp];
+    /* shared addresses: ring row s's site p, its moves, the lane's quad of it, list entry i */
+    const uint32_t base = smem_base(&warps_smem[warp]);
+    auto word_at = [=](int s, int p) { return base + 4 * (s * 128 + p); };
+    auto move_at = [=](int s, int p) {
+        return base + (uint32_t)offsetof(strip_smem, moves) + 2 * (s * 128 + p);
+    };
+    auto quad_at = [=](int s) { return base + 16 * (s * 32 + lane); };
+    auto quad_moves_at = [=](int s) {
+        return base + (uint32_t)offsetof(strip_smem, moves) + 8 * (s * 32 + lane);
+    };
+    const uint32_t list_at = base + (uint32_t)offsetof(strip_smem, list);
     const size_t plane = (size_t)a.nx * a.ny, vstride = AXIS == 2 ? plane : (size_t)a.nx;
     const size_t third = AXIS == 2 ? (size_t)a.nx * blockIdx.z + plane * a.slab.halo
                                    : plane * (blockIdx.z + plane_lo);
@@ -948,6 +1015,8 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
     const int x0 = blockIdx.x * 128, x = x0 + 4 * lane;
     const bool lane_in = x < a.nx;
     const int rows = min(STRIP_ROWS, len - v0); /* the strip's own rows */
+    /* buffer index of the strip's row 0, column 0; own row j is j * vstride on */
+    const size_t strip0 = x0 + third + (size_t)v0 * vstride;
     auto slot = [](int j) { return (j + 1) & (STRIP_RING - 1); };
     /* buffer index of strip row j's (-1 .. rows) column 0, *ok: whether the row is loaded (an
      * apron outside a reflecting lattice, or past a slab with no halo there, is not) */
@@ -980,8 +1049,8 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
     };
     auto keep = [&](int j, uint4 v, bool ok) {
         int s = slot(j);
-        words4[s * 32 + lane] = v;
-        moves4[s * 32 + lane] = make_uint2(0, 0);
+        sts128(quad_at(s), v);
+        sts64(quad_moves_at(s), make_uint2(0, 0));
         occupied = (occupied & ~(0xfu << 4 * s)) | quad_occupied(v) << 4 * s;
         loaded_ok = (loaded_ok & ~(1u << s)) | (unsigned)ok << s;
     };
@@ -1020,7 +1089,7 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
         for (int j = drawn + 1; j <= hi; j++)
             rows_to_draw |= 0xfu << 4 * slot(j);
         const int first = drawn + 1;
-        int n = warp_list(list, occupied & rows_to_draw, [&](int s, int k) {
+        int n = warp_list(list_at, occupied & rows_to_draw, [&](int s, int k) {
             int j = first + ((s - slot(first)) & (STRIP_RING - 1));
             return (uint16_t)((j + 1) << 7 | (4 * lane + k));
         });
@@ -1029,25 +1098,25 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
         for (int i0 = 0; i0 < n; i0 += 32) {
             if (i0 + lane >= n)
                 break;
-            int e = list[i0 + lane], j = (e >> 7) - 1, p = e & 127;
-            uint32_t w = words[slot(j) * 128 + p];
+            int e = (int)lds16(list_at + 2 * (i0 + lane)), j = (e >> 7) - 1, p = e & 127;
+            uint32_t w = lds32(word_at(slot(j), p));
             int before = j > -1 && (loaded_ok >> slot(j - 1) & 1)
-                             ? (int)(words[slot(j - 1) * 128 + p] >> 28)
+                             ? (int)(lds32(word_at(slot(j - 1), p)) >> 28)
                              : RD_OUTSIDE;
             int after = j < loaded && (loaded_ok >> slot(j + 1) & 1)
-                            ? (int)(words[slot(j + 1) * 128 + p] >> 28)
+                            ? (int)(lds32(word_at(slot(j + 1), p)) >> 28)
                             : RD_OUTSIDE;
             slots sl = packed32::unpack(w);
             uint32_t m = move_mask<packed32>(a, AXIS, global_site(j, p), sl, packed32::count(sl),
                                              (int)(w >> 28), before, after);
-            ((uint16_t *)moves)[slot(j) * 128 + p] = (uint16_t)((m & 0x7fu) | (m >> 8 & 0x7f00u));
+            sts16(move_at(slot(j), p), (m & 0x7fu) | (m >> 8 & 0x7f00u));
         }
         __syncwarp();
         /* the sites the moves change; every site written as it was */
         uint32_t changed = 0; /* nibble j - t0 */
-        uint2 m_before = moves4[slot(t0 - 1) * 32 + lane], m_self = moves4[slot(t0) * 32 + lane];
+        uint2 m_before = lds64(quad_moves_at(slot(t0 - 1))), m_self = lds64(quad_moves_at(slot(t0)));
         for (int j = t0; j < hi; j++) {
-            uint2 m_after = moves4[slot(j + 1) * 32 + lane];
+            uint2 m_after = lds64(quad_moves_at(slot(j + 1)));
             uint2 in_or_out = make_uint2(m_self.x | (m_before.x >> 8 & 0x00ff00ffu) |
                                              (m_after.x & 0x00ff00ffu),
                                          m_self.y | (m_before.y >> 8 & 0x00ff00ffu) |
@@ -1055,30 +1124,31 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
             unsigned c = (in_or_out.x & 0xffffu ? 1u : 0u) | (in_or_out.x >> 16 ? 2u : 0u) |
                          (in_or_out.y & 0xffffu ? 4u : 0u) | (in_or_out.y >> 16 ? 8u : 0u);
             if (lane_in) { /* the gathers overwrite the sites that change, after a __syncwarp */
-                out[(x + third + (size_t)(v0 + j) * vstride) / 4] = words4[slot(j) * 32 + lane];
+                out[strip0 / 4 + lane + (size_t)j * (vstride / 4)] = lds128(quad_at(slot(j)));
                 changed |= c << 4 * (j - t0);
             }
             m_before = m_self;
             m_self = m_after;
         }
         __syncwarp();
-        n = warp_list(list, changed, [&](int r, int k) {
+        n = warp_list(list_at, changed, [&](int r, int k) {
             return (uint16_t)((t0 + r + 1) << 7 | (4 * lane + k));
         });
         __syncwarp();
         for (int i0 = 0; i0 < n; i0 += 32) {
             if (i0 + lane >= n)
                 break;
-            int e = list[i0 + lane], j = (e >> 7) - 1, p = e & 127;
-            int sb = slot(j - 1) * 128 + p, ss = slot(j) * 128 + p, sa = slot(j + 1) * 128 + p;
+            int e = (int)lds16(list_at + 2 * (i0 + lane)), j = (e >> 7) - 1, p = e & 127;
+            int sb = slot(j - 1), ss = slot(j), sa = slot(j + 1);
             auto site_of = [&] {
                 int jo = j;
                 asm volatile("" : "+r"(jo));
                 return global_site(jo, p);
             };
-            ((uint32_t *)out)[x0 + p + third + (size_t)(v0 + j) * vstride] =
-                gather_packed(a, AXIS, site_of, words[ss], words[sb], words[sa], moves[ss],
-                              moves[sb], moves[sa]);
+            ((uint32_t *)out)[strip0 + p + (size_t)(unsigned)j * vstride] = gather_packed(
+                a, AXIS, site_of, lds32(word_at(ss, p)), lds32(word_at(sb, p)),
+                lds32(word_at(sa, p)), lds16(move_at(ss, p)), lds16(move_at(sb, p)),
+                lds16(move_at(sa, p)));
         }
         __syncwarp();
     }
@@ -1094,26 +1164,32 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
 #define X_AT 4
 #define X_ROW 136 /* X_AT + 128 sites + the apron after, in whole quads */
 
+/* An x-strip warp's shared memory: its batch (words and moves, as strip_smem's) and its list. */
+struct strip_x_smem {
+    uint4 words[STRIP_X_BATCH * X_ROW / 4];
+    uint2 moves[STRIP_X_BATCH * X_ROW / 4];
+    uint16_t list[STRIP_X_BATCH * 130];
+};
+
 __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
     sweep_strips_x(const uint4 *__restrict__ in, uint4 *__restrict__ out, rd_step a, int plane_lo)
 {
-    __shared__ uint4 batch_words[STRIP_WARPS][STRIP_X_BATCH * X_ROW / 4];
-    __shared__ uint2 batch_moves[STRIP_WARPS][STRIP_X_BATCH * X_ROW / 4];
-    __shared__ uint16_t lists[STRIP_WARPS][STRIP_X_BATCH * 130];
+    __shared__ strip_x_smem warps_smem[STRIP_WARPS];
     sb_await_previous_kernel();
     sb_launch_next_kernel();
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int v0 = (blockIdx.y * STRIP_WARPS + warp) * STRIP_ROWS;
     if (v0 >= a.ny || step_skipped(a))
         return;
-    uint4 *words4 = batch_words[warp];
-    const uint32_t *words = (const uint32_t *)words4;
-    uint2 *moves4 = batch_moves[warp];
-    const uint16_t *moves = (const uint16_t *)moves4;
-    uint16_t *list = lists[warp];
+    /* shared addresses of batch site e (r * X_ROW + X_AT + p): its word, its moves */
+    const uint32_t base = smem_base(&warps_smem[warp]);
+    auto word_at = [=](int e) { return base + 4 * e; };
+    auto move_at = [=](int e) { return base + (uint32_t)offsetof(strip_x_smem, moves) + 2 * e; };
+    const uint32_t list_at = base + (uint32_t)offsetof(strip_x_smem, list);
     const int nx = a.nx, x0 = blockIdx.x * 128, x = x0 + 4 * lane;
     const size_t third = (size_t)nx * a.ny * (blockIdx.z + plane_lo);
     const int rows = min(STRIP_ROWS, a.ny - v0);
+    const size_t strip0 = x0 + third + (size_t)v0 * nx; /* row 0's column 0; row r is r * nx on */
     const bool lane_in = x < nx;
     /* the lane's quad: the row's sites, or past the row's end on a periodic lattice the wrapped
      * first site alone */
@@ -1159,12 +1235,12 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
             uint4 q = next[r];
             if (wrapped)
                 q.y = q.z = q.w = 0;
-            words4[(r * X_ROW + X_AT) / 4 + lane] = q;
-            moves4[(r * X_ROW + X_AT) / 4 + lane] = make_uint2(0, 0);
+            sts128(word_at(r * X_ROW + X_AT + 4 * lane), q);
+            sts64(move_at(r * X_ROW + X_AT + 4 * lane), make_uint2(0, 0));
             occupied |= quad_occupied(q) << 4 * r;
             if (lane == 0 || lane == 31) { /* 0 where not loaded: the gathers read it */
-                ((uint32_t *)words)[r * X_ROW + apron_at] = next_apron[r];
-                ((uint16_t *)moves)[r * X_ROW + apron_at] = 0;
+                sts32(word_at(r * X_ROW + apron_at), next_apron[r]);
+                sts16(move_at(r * X_ROW + apron_at), 0);
                 apron_held |= (next_apron[r] & 0x0fffffffu ? 1u : 0u) << 4 * r;
             }
         }
@@ -1174,31 +1250,32 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
             if (t0 + STRIP_X_BATCH + r < rows)
                 fetch(t0 + STRIP_X_BATCH + r, &next[r], &next_apron[r]);
         /* the moves of every occupied site of the batch, the aprons' too */
-        int n = warp_list(list, occupied, [&](int r, int k) {
+        int n = warp_list(list_at, occupied, [&](int r, int k) {
             return (uint16_t)(r * X_ROW + X_AT + 4 * lane + k);
         });
-        n += warp_list(list + n, apron_held,
+        n += warp_list(list_at + 2 * n, apron_held,
                        [&](int r, int) { return (uint16_t)(r * X_ROW + apron_at); });
         __syncwarp();
         for (int i0 = 0; i0 < n; i0 += 32) {
             if (i0 + lane >= n)
                 break;
-            int e = list[i0 + lane], r = e / X_ROW, p = e - r * X_ROW - X_AT;
-            uint32_t w = words[e];
-            int before = p > -1 && inside(p - 1) ? (int)(words[e - 1] >> 28) : RD_OUTSIDE;
-            int after = p < 128 && inside(p + 1) ? (int)(words[e + 1] >> 28) : RD_OUTSIDE;
+            int e = (int)lds16(list_at + 2 * (i0 + lane)), r = e / X_ROW, p = e - r * X_ROW - X_AT;
+            uint32_t w = lds32(word_at(e));
+            int before = p > -1 && inside(p - 1) ? (int)(lds32(word_at(e - 1)) >> 28) : RD_OUTSIDE;
+            int after = p < 128 && inside(p + 1) ? (int)(lds32(word_at(e + 1)) >> 28) : RD_OUTSIDE;
             slots sl = packed32::unpack(w);
             uint32_t m = move_mask<packed32>(a, 0, global_site(t0 + r, p), sl, packed32::count(sl),
                                              (int)(w >> 28), before, after);
-            ((uint16_t *)moves)[e] = (uint16_t)((m & 0x7fu) | (m >> 8 & 0x7f00u));
+            sts16(move_at(e), (m & 0x7fu) | (m >> 8 & 0x7f00u));
         }
         __syncwarp();
         /* the sites the moves change; every site written as it was */
         uint32_t changed = 0; /* nibble r */
-        for (int r = 0; r < n_rows; r++) {
+        uint4 *row_out = out + strip0 / 4 + lane + (size_t)t0 * (nx / 4);
+        for (int r = 0; r < n_rows; r++, row_out += nx / 4) {
             int at = r * X_ROW + X_AT + 4 * lane;
-            uint2 m = moves4[at / 4];
-            uint32_t mb = moves[at - 1], ma = moves[at + 4];
+            uint2 m = lds64(move_at(at));
+            uint32_t mb = lds16(move_at(at - 1)), ma = lds16(move_at(at + 4));
             /* site k changes where its own particles move, the + movers of k - 1 or the - movers
              * of k + 1 come in */
             uint32_t m0 = m.x & 0xffffu, m1 = m.x >> 16, m2 = m.y & 0xffffu, m3 = m.y >> 16;
@@ -1207,27 +1284,27 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
                          (m2 | (m1 >> 8) | (m3 & 0xffu) ? 4u : 0u) |
                          (m3 | (m2 >> 8) | (ma & 0xffu) ? 8u : 0u);
             if (lane_in) { /* the gathers overwrite the sites that change, after a __syncwarp */
-                out[(x + third + (size_t)(v0 + t0 + r) * nx) / 4] = words4[at / 4];
+                *row_out = lds128(word_at(at));
                 changed |= c << 4 * r;
             }
         }
         __syncwarp();
-        n = warp_list(list, changed, [&](int r, int k) {
+        n = warp_list(list_at, changed, [&](int r, int k) {
             return (uint16_t)(r * X_ROW + X_AT + 4 * lane + k);
         });
         __syncwarp();
         for (int i0 = 0; i0 < n; i0 += 32) {
             if (i0 + lane >= n)
                 break;
-            int e = list[i0 + lane], r = e / X_ROW, p = e - r * X_ROW - X_AT;
+            int e = (int)lds16(list_at + 2 * (i0 + lane)), r = e / X_ROW, p = e - r * X_ROW - X_AT;
             auto site_of = [&] {
                 int ro = r;
                 asm volatile("" : "+r"(ro));
                 return global_site(t0 + ro, p);
             };
-            ((uint32_t *)out)[x0 + p + third + (size_t)(v0 + t0 + r) * nx] =
-                gather_packed(a, 0, site_of, words[e], words[e - 1], words[e + 1], moves[e],
-                              moves[e - 1], moves[e + 1]);
+            ((uint32_t *)out)[strip0 + p + (size_t)(unsigned)(t0 + r) * nx] = gather_packed(
+                a, 0, site_of, lds32(word_at(e)), lds32(word_at(e - 1)), lds32(word_at(e + 1)),
+                lds16(move_at(e)), lds16(move_at(e - 1)), lds16(move_at(e + 1)));
         }
         __syncwarp();
     }
@@ -1377,17 +1454,19 @@ typedef struct site_runs {
     unsigned blocks0;
 } site_runs;
 
-/* Reactions, in place, in the sites of `runs`: each thread loads F::REACT_SITES sites; the
+/* Reactions, in place, in the sites of `runs`: each thread loads F::REACT_SITES sites, with
+ * QUADS (packed32 planes of whole quads, a 16-byte aligned lattice) a quad of 4 at a time; the
  * sites that can react (occupied, or any site when a reaction has no reactant) go to a list the
  * block then works through, a thread per site, with their words (F::REACT_KEEPS) or reading
  * them again from the lattice. */
-template <class F>
+template <class F, bool QUADS = false>
 __global__ void __launch_bounds__(BLOCK, 6)
     react(typename F::site_t *lattice, site_runs runs, const rd_reaction_table *__restrict__ t,
           rd_step a, unsigned long long *fired)
 {
-    const int SITES = F::REACT_SITES;
-    /* the list, and past its end a spare slot a thread (below) */
+    const int SITES = F::REACT_SITES, PER_LOAD = QUADS ? 4 : 1, LOADS = SITES / PER_LOAD;
+    typedef typename std::conditional<QUADS, uint4, typename F::site_t>::type load_t;
+    /* the list, and past its end a spare slot a thread (the list by ballots, below) */
     __shared__ uint16_t active[BLOCK * SITES + BLOCK];
     __shared__ typename F::site_t words[F::REACT_KEEPS ? BLOCK * SITES + BLOCK : 1];
     __shared__ int nactive;
@@ -1399,49 +1478,75 @@ __global__ void __launch_bounds__(BLOCK, 6)
     size_t first = second ? runs.first[1] : runs.first[0];
     size_t base = first + (size_t)block * BLOCK * SITES,
            end = first + (second ? runs.n[1] : runs.n[0]);
-    /* the block's sites, base .. base + here - 1: bounds in 32 bits, not 64, for each site */
+    /* the block's sites, base .. base + here - 1 (with QUADS whole quads): bounds in 32 bits,
+     * not 64, for each load */
     int here = (int)min((size_t)BLOCK * SITES, end - base);
     int all = t->has_order0;
-    typename F::site_t v[SITES];
+    load_t v[LOADS];
 #pragma unroll
-    for (int k = 0; k < SITES; k++) {
+    for (int k = 0; k < LOADS; k++) {
         int o = k * BLOCK + threadIdx.x;
-        v[k] = o < here ? lattice[base + o] : F::empty();
+        v[k] = o * PER_LOAD < here ? ((const load_t *)(lattice + base))[o] : load_t{};
     }
     if (step_skipped(a))
         return;
     if (threadIdx.x == 0)
         nactive = 0;
     __syncthreads();
-    /* the list, a warp at once: the warp's count from a ballot a site, one shared atomic, then
-     * each lane's places from the same ballots, in place of a shared atomic a site (which the
-     * compiler aggregates over the warp, one site at a time), and stores without a branch (a
-     * spare slot): the kernel 702 to 635 us, 15 % fewer instructions (H100, docs/limits.md,
-     * "The reactions: counts, the firing test and the list"). */
-    const unsigned lane = threadIdx.x & 31, lower = (1u << lane) - 1;
-    unsigned reacting = 0; /* bit k: site k can react */
-    int total = 0;
+    /* the list, a warp at once: one shared atomic a warp, in place of a shared atomic a site
+     * (which the compiler aggregates over the warp, one site at a time) */
+    if constexpr (QUADS) {
+        /* a lane's places from a prefix sum over the warp, a store a listed site: a quad's test
+         * and a site's store in place of a ballot and a store a site */
+        unsigned reacting = 0; /* bit 4k + s: site s of quad k can react */
 #pragma unroll
-    for (int k = 0; k < SITES; k++) {
-        /* a site past the block's end is empty, so only `all` needs the bound */
-        bool can = F::occupied(v[k]) || (all && k * BLOCK + (int)threadIdx.x < here);
-        reacting |= (unsigned)can << k;
-        total += __popc(__ballot_sync(0xffffffffu, can));
-    }
-    int at = 0;
-    if (lane == 0 && total)
-        at = atomicAdd(&nactive, total);
-    at = __shfl_sync(0xffffffffu, at, 0);
+        for (int k = 0; k < LOADS; k++) {
+            bool in = (k * BLOCK + (int)threadIdx.x) * 4 < here; /* whole quads */
+            reacting |= (quad_occupied(v[k]) | (all && in ? 0xfu : 0u)) << 4 * k;
+        }
+        int total, at = warp_prefix(__popc(reacting), &total), warp_at = 0;
+        if ((threadIdx.x & 31) == 0 && total)
+            warp_at = atomicAdd(&nactive, total);
+        at += __shfl_sync(0xffffffffu, warp_at, 0);
 #pragma unroll
-    for (int k = 0; k < SITES; k++) {
-        bool listed = reacting >> k & 1;
-        unsigned b = __ballot_sync(0xffffffffu, listed);
-        /* no branch a site: a lane without one stores into its spare slot */
-        int j = listed ? at + __popc(b & lower) : BLOCK * SITES + threadIdx.x;
-        active[j] = (uint16_t)(k * BLOCK + threadIdx.x);
-        if (F::REACT_KEEPS)
-            words[j] = v[k];
-        at += __popc(b);
+        for (int k = 0; k < LOADS; k++)
+            for (unsigned b = reacting >> 4 * k & 0xfu; b; b &= b - 1) {
+                int site = __ffs(b) - 1;
+                active[at] = (uint16_t)((k * BLOCK + threadIdx.x) * 4 + site);
+                if (F::REACT_KEEPS)
+                    words[at] = site == 0 ? v[k].x : site == 1 ? v[k].y : site == 2 ? v[k].z : v[k].w;
+                at++;
+            }
+    } else {
+        /* the warp's count from a ballot a site, then each lane's places from the same ballots,
+         * and stores without a branch (a spare slot): the kernel 702 to 635 us, 15 % fewer
+         * instructions (H100, docs/limits.md, "The reactions: counts, the firing test and the
+         * list") */
+        const unsigned lane = threadIdx.x & 31, lower = (1u << lane) - 1;
+        unsigned reacting = 0; /* bit k: site k can react */
+        int total = 0;
+#pragma unroll
+        for (int k = 0; k < SITES; k++) {
+            /* a site past the block's end is empty, so only `all` needs the bound */
+            bool can = F::occupied(v[k]) || (all && k * BLOCK + (int)threadIdx.x < here);
+            reacting |= (unsigned)can << k;
+            total += __popc(__ballot_sync(0xffffffffu, can));
+        }
+        int at = 0;
+        if (lane == 0 && total)
+            at = atomicAdd(&nactive, total);
+        at = __shfl_sync(0xffffffffu, at, 0);
+#pragma unroll
+        for (int k = 0; k < SITES; k++) {
+            bool listed = reacting >> k & 1;
+            unsigned b = __ballot_sync(0xffffffffu, listed);
+            /* no branch a site: a lane without one stores into its spare slot */
+            int j = listed ? at + __popc(b & lower) : BLOCK * SITES + threadIdx.x;
+            active[j] = (uint16_t)(k * BLOCK + threadIdx.x);
+            if (F::REACT_KEEPS)
+                words[j] = v[k];
+            at += __popc(b);
+        }
     }
     __syncthreads();
     /* the reactions fired, added by each thread that fired one: rare, and no barrier to wait on
@@ -1645,6 +1750,8 @@ template <class F> static int load(void)
     SB_CUDA(cudaFuncGetAttributes(&attr, sweep<F, 2>));
     SB_CUDA(cudaFuncGetAttributes(&attr, sweep<F, 2, true>));
     SB_CUDA(cudaFuncGetAttributes(&attr, react<F>));
+    if (F::QUADS)
+        SB_CUDA(cudaFuncGetAttributes(&attr, react<F, F::QUADS>));
     if (quad_sweep<F, 0, false>::load() || quad_sweep<F, 1, false>::load() ||
         quad_sweep<F, 2, false>::load() || quad_sweep<F, 2, true>::load())
         return -1;
@@ -1745,8 +1852,11 @@ static int launch_react(void *lattice, const rd_step *a, const int *lo, const in
     runs.blocks0 = blocks[0];
     if (blocks[0] + blocks[1] == 0)
         return 0;
-    cudaError_t e = sb_launch_kernel(react<F>, dim3(blocks[0] + blocks[1]), BLOCK, 0, a->chained,
-                                     st, (typename F::site_t *)lattice, runs, t, *a, fired);
+    /* quads where every plane is whole quads and the lattice 16-byte aligned */
+    bool quads = F::QUADS && plane % 4 == 0 && (uintptr_t)lattice % 16 == 0;
+    cudaError_t e = sb_launch_kernel(quads ? react<F, F::QUADS> : react<F>,
+                                     dim3(blocks[0] + blocks[1]), BLOCK, 0, a->chained, st,
+                                     (typename F::site_t *)lattice, runs, t, *a, fired);
     SB_LAUNCH_OK(e, "react");
     return 0;
 }
