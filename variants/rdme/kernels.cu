@@ -999,7 +999,8 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
     const int v0 = (blockIdx.y * STRIP_WARPS + warp) * STRIP_ROWS;
     if (v0 >= len || step_skipped(a))
         return;
-    /* shared addresses: ring row s's site p, its moves, the lane's quad of it, list entry i */
+    /* shared addresses: ring row s's site p and its moves, the lane's quad of row s and its
+     * moves, the list */
     const uint32_t base = smem_base(&warps_smem[warp]);
     auto word_at = [=](int s, int p) { return base + 4 * (s * 128 + p); };
     auto move_at = [=](int s, int p) {
