@@ -1117,7 +1117,8 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
         __syncwarp();
         /* the sites the moves change; every site written as it was */
         uint32_t changed = 0; /* nibble j - t0 */
-        uint2 m_before = lds64(quad_moves_at(slot(t0 - 1))), m_self = lds64(quad_moves_at(slot(t0)));
+        uint2 m_before = lds64(quad_moves_at(slot(t0 - 1)));
+        uint2 m_self = lds64(quad_moves_at(slot(t0)));
         for (int j = t0; j < hi; j++) {
             uint2 m_after = lds64(quad_moves_at(slot(j + 1)));
             uint2 in_or_out = make_uint2(m_self.x | (m_before.x >> 8 & 0x00ff00ffu) |
@@ -1501,7 +1502,8 @@ __global__ void __launch_bounds__(BLOCK, 6)
     if constexpr (QUADS) {
         /* a lane's places from a prefix sum over the warp, a store a listed site: a quad's test
          * and a site's store in place of two ballots and two stores a site (the kernel 0.635 to
-         * 0.567 ms on the red blood cell, H100) */
+         * 0.567 ms on the red blood cell, H100). A loop a quad, not warp_list's one loop over
+         * all the bits: that would index v at run time, in local memory. */
         unsigned reacting = 0; /* bit 4k + s: site s of quad k can react */
 #pragma unroll
         for (int k = 0; k < LOADS; k++) {
@@ -1518,7 +1520,10 @@ __global__ void __launch_bounds__(BLOCK, 6)
                 int site = __ffs(b) - 1;
                 active[at] = (uint16_t)((k * BLOCK + threadIdx.x) * 4 + site);
                 if (F::REACT_KEEPS)
-                    words[at] = site == 0 ? v[k].x : site == 1 ? v[k].y : site == 2 ? v[k].z : v[k].w;
+                    words[at] = site == 0   ? v[k].x
+                                : site == 1 ? v[k].y
+                                : site == 2 ? v[k].z
+                                            : v[k].w;
                 at++;
             }
     } else {
