@@ -58,4 +58,17 @@ line errors
 grep -q ": FAILED (exit 9, the tool found errors); ERROR SUMMARY: 3 errors; records: 5 of 5 valid; " "$tmp/line" ||
     fail "a run with errors not FAILED: $(cat "$tmp/line")"
 
+# rdme-sanitize: the Min system in both site formats and the strips' lattice, under each tool
+rm -rf "$tmp/work"
+(cd "$root" && PATH="$tmp/bin:$PATH" STANDIN=clean SB_WORK="$tmp/work" OUT="$tmp/bundle" \
+    sh bench/device-check rdme-sanitize) > "$tmp/out" 2> "$tmp/err" ||
+    fail "device-check rdme-sanitize with the clean stand-in: exit $?"
+for tool in memcheck racecheck; do
+    for name in rdme-packed32 rdme-byte16 rdme-strips; do
+        grep -q "^compute-sanitizer $tool $name: clean; " "$tmp/work/summary.txt" ||
+            fail "rdme-sanitize: no clean $tool $name line in: $(cat "$tmp/work/summary.txt")"
+    done
+done
+n=$((n + 6))
+
 echo "device_check_sanitize: $n runs checked"
