@@ -3,7 +3,8 @@
 # compute-sanitizer and nvidia-smi on PATH. A run that writes a valid record for every stage
 # asked for and a tool summary of 0 errors reads clean; one cut off by SB_SANITIZE_LIMIT reads
 # FAILED, says it went past its limit and names the stages without a record (the first of them
-# was running); one whose tool counted errors reads FAILED.
+# was running); one whose tool counted errors reads FAILED. rdme-sanitize runs the Min system in
+# both site formats and bench/rdme-strips.rdme under each tool.
 #   usage: sh tests/device_check_sanitize.sh   (from the source root)
 set -u
 . "$(dirname "$0")/shlib.sh"
