@@ -32,13 +32,20 @@ esac
 EOF
 chmod +x "$tmp/bin/compute-sanitizer"
 
+check() { # STANDIN STEP [VAR=VALUE...]: device-check STEP with the tool's stand-in (and these
+    # settings), its summary in $tmp/work
+    standin=$1 step=$2
+    shift 2
+    rm -rf "$tmp/work"
+    (cd "$root" && env PATH="$tmp/bin:$PATH" STANDIN="$standin" SB_WORK="$tmp/work" \
+        OUT="$tmp/bundle" "$@" sh bench/device-check "$step") > "$tmp/out" 2> "$tmp/err" ||
+        fail "device-check $step with the $standin stand-in: exit $?"
+}
+
 line() { # STANDIN -> the summary's racecheck rdme-slabs line in $tmp/line
     n=$((n + 1))
-    rm -rf "$tmp/work"
-    (cd "$root" && PATH="$tmp/bin:$PATH" STANDIN=$1 SB_WORK="$tmp/work" OUT="$tmp/bundle" \
-        SB_SANITIZE_TOOLS=racecheck SB_SANITIZE_WORKLOADS=rdme-slabs SB_SANITIZE_LIMIT=2 \
-        sh bench/device-check sanitize) > "$tmp/out" 2> "$tmp/err" ||
-        fail "device-check sanitize with the $1 stand-in: exit $?"
+    check "$1" sanitize SB_SANITIZE_TOOLS=racecheck SB_SANITIZE_WORKLOADS=rdme-slabs \
+        SB_SANITIZE_LIMIT=2
     grep "^compute-sanitizer racecheck rdme-slabs:" "$tmp/work/summary.txt" > "$tmp/line" ||
         fail "no rdme-slabs line in the summary"
 }
@@ -60,10 +67,7 @@ grep -q ": FAILED (exit 9, the tool found errors); ERROR SUMMARY: 3 errors; reco
     fail "a run with errors not FAILED: $(cat "$tmp/line")"
 
 # rdme-sanitize: the Min system in both site formats and the strips' lattice, under each tool
-rm -rf "$tmp/work"
-(cd "$root" && PATH="$tmp/bin:$PATH" STANDIN=clean SB_WORK="$tmp/work" OUT="$tmp/bundle" \
-    sh bench/device-check rdme-sanitize) > "$tmp/out" 2> "$tmp/err" ||
-    fail "device-check rdme-sanitize with the clean stand-in: exit $?"
+check clean rdme-sanitize
 for tool in memcheck racecheck; do
     for name in rdme-packed32 rdme-byte16 rdme-strips; do
         grep -q "^compute-sanitizer $tool $name: clean; " "$tmp/work/summary.txt" ||
