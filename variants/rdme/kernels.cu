@@ -47,6 +47,22 @@ static __device__ inline bool step_skipped(const rd_step &a)
     return a.runs && a.body_step >= *a.runs;
 }
 
+/* The reactions as a kernel's own argument (reactions_arg<true>: by value, __grid_constant__, so
+ * that rd_choose_reaction's loads are the constant cache's) or as a pointer to device memory.
+ * Through the pointer, each load of the table is a global load that the reaction waits for in
+ * turn: in the x-strips with the reactions (few warps an SM) those loads stalled the most. */
+template <bool BY_VALUE>
+using reactions_arg =
+    typename std::conditional<BY_VALUE, rd_reaction_table, const rd_reaction_table *>::type;
+__device__ __forceinline__ const rd_reaction_table *table_of(const rd_reaction_table *t)
+{
+    return t;
+}
+__device__ __forceinline__ const rd_reaction_table *table_of(const rd_reaction_table &t)
+{
+    return &t;
+}
+
 /* Tile of a sweep: TW sites along x by TH along the other in-plane axis (y for the x-sweep, the
  * swept axis for the others; a whole plane in sweep_xy), and its window: the tile and an apron
  * site each side along the swept axis, WW x WH, the tile's first site at column X0 of row V0. An
@@ -1205,7 +1221,8 @@ struct strip_x_smem {
 template <bool REACT>
 __global__ void __launch_bounds__(32 * STRIP_WARPS, REACT ? STRIP_X_REACT_BLOCKS : 7)
     sweep_strips_x(const uint4 *__restrict__ in, uint4 *__restrict__ out, rd_step a, int plane_lo,
-                   const rd_reaction_table *__restrict__ t, unsigned long long *ahead)
+                   const __grid_constant__ reactions_arg<REACT> reactions,
+                   unsigned long long *ahead)
 {
     __shared__ strip_x_smem warps_smem[STRIP_WARPS];
     sb_await_previous_kernel();
@@ -1304,7 +1321,8 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, REACT ? STRIP_X_REACT_BLOCKS
                 w = lds32(word_at(e));
                 size_t site = global_site(t0 + r, p);
                 if constexpr (REACT) {
-                    reacted = react_site<packed32, true>(a, t, site, (int)(w >> 28), &w);
+                    reacted = react_site<packed32, true>(a, table_of(reactions), site,
+                                                         (int)(w >> 28), &w);
                     /* the lattice's own sites count, not an apron or a wrapped copy */
                     fired += reacted && p >= 0 && p < 128 && x0 + p < nx;
                 }
@@ -1523,9 +1541,11 @@ typedef struct site_runs {
  * count of those the x-sweeps of the steps that ran fired (ahead[k]: step k's), added to fired. */
 template <class F, bool QUADS = false, bool LAST = false>
 __global__ void __launch_bounds__(BLOCK, 6)
-    react(typename F::site_t *lattice, site_runs runs, const rd_reaction_table *__restrict__ t,
-          rd_step a, unsigned long long *fired, unsigned long long *ahead)
+    react(typename F::site_t *lattice, site_runs runs,
+          const __grid_constant__ reactions_arg<LAST> reactions, rd_step a,
+          unsigned long long *fired, unsigned long long *ahead)
 {
+    const rd_reaction_table *__restrict__ t = table_of(reactions);
     const int SITES = F::REACT_SITES, PER_LOAD = QUADS ? 4 : 1, LOADS = SITES / PER_LOAD;
     typedef typename std::conditional<QUADS, uint4, typename F::site_t>::type load_t;
     /* the list, and past its end a spare slot a thread (the list by ballots, below) */
@@ -1781,7 +1801,7 @@ template <class F, int AXIS, bool REACT> struct quad_sweep<F, AXIS, REACT, true>
             if (AXIS == 0)
                 *e = sb_launch_kernel(sweep_strips_x<false>, strips, 32 * STRIP_WARPS, 0,
                                       a->chained, st, (const uint4 *)in, (uint4 *)out, *a,
-                                      plane_lo, (const rd_reaction_table *)NULL,
+                                      plane_lo, (reactions_arg<false>)NULL,
                                       (unsigned long long *)NULL);
             else
                 *e = sb_launch_kernel(AXIS == 1 ? sweep_strips<1> : sweep_strips<2>, strips,
@@ -1928,7 +1948,7 @@ int rd_sweep_z_react(rd_site_format f, const void *in, void *out, const rd_step 
 
 template <class F, bool LAST = false>
 static int launch_react(void *lattice, const rd_step *a, const int *lo, const int *hi,
-                        const rd_reaction_table *t, unsigned long long *fired, cudaStream_t st,
+                        const reactions_arg<LAST> &t, unsigned long long *fired, cudaStream_t st,
                         unsigned long long *ahead = NULL)
 {
     size_t plane = (size_t)a->nx * a->ny, per_block = (size_t)BLOCK * F::REACT_SITES;
@@ -1967,7 +1987,7 @@ int rd_react_ahead_applies(rd_site_format f, const rd_step *a, const void *in, c
 }
 
 int rd_sweep_x_react_ahead(const void *in, void *out, const rd_step *a, int lo, int hi,
-                           const rd_reaction_table *table, unsigned long long *ahead,
+                           const rd_reaction_table *host_table, unsigned long long *ahead,
                            cudaStream_t st)
 {
     if (hi <= lo)
@@ -1975,16 +1995,18 @@ int rd_sweep_x_react_ahead(const void *in, void *out, const rd_step *a, int lo, 
     int per_block = STRIP_WARPS * STRIP_ROWS;
     dim3 strips((a->nx + 127) / 128, (a->ny + per_block - 1) / per_block, hi - lo);
     SB_LAUNCH_OK(sb_launch_kernel(sweep_strips_x<true>, strips, 32 * STRIP_WARPS, 0, a->chained,
-                                  st, (const uint4 *)in, (uint4 *)out, *a, lo, table, ahead),
+                                  st, (const uint4 *)in, (uint4 *)out, *a, lo, *host_table,
+                                  ahead),
                  "sweep<x>+reactions before");
     return 0;
 }
 
-int rd_react_last(void *lattice, const rd_step *a, int lo, int hi, const rd_reaction_table *table,
-                  unsigned long long *fired, unsigned long long *ahead, cudaStream_t st)
+int rd_react_last(void *lattice, const rd_step *a, int lo, int hi,
+                  const rd_reaction_table *host_table, unsigned long long *fired,
+                  unsigned long long *ahead, cudaStream_t st)
 {
     int los[2] = {lo, 0}, his[2] = {hi, 0};
-    return launch_react<packed32, true>(lattice, a, los, his, table, fired, st, ahead);
+    return launch_react<packed32, true>(lattice, a, los, his, *host_table, fired, st, ahead);
 }
 
 int rd_react_edges(rd_site_format f, void *lattice, const rd_step *a,

@@ -106,12 +106,14 @@ int rd_sweep_z_react(rd_site_format f, const void *in, void *out, const rd_step 
 int rd_react_ahead_applies(rd_site_format f, const rd_step *a, const void *in, const void *out,
                            int has_order0);
 int rd_sweep_x_react_ahead(const void *in, void *out, const rd_step *a, int lo, int hi,
-                           const rd_reaction_table *table, unsigned long long *ahead,
+                           const rd_reaction_table *host_table, unsigned long long *ahead,
                            cudaStream_t st);
 /* The reactions of the body's last step that ran (*a->runs - 1) in buffer planes lo .. hi - 1,
- * and the x-sweeps' counts of the steps before it added to fired (ahead zeroed again). */
-int rd_react_last(void *lattice, const rd_step *a, int lo, int hi, const rd_reaction_table *table,
-                  unsigned long long *fired, unsigned long long *ahead, cudaStream_t st);
+ * and the x-sweeps' counts of the steps before it added to fired (ahead zeroed again). Both take
+ * the table from the host, as their kernels' argument. */
+int rd_react_last(void *lattice, const rd_step *a, int lo, int hi,
+                  const rd_reaction_table *host_table, unsigned long long *fired,
+                  unsigned long long *ahead, cudaStream_t st);
 /* Reactions, in place, in buffer planes lo .. hi - 1 (own planes); fired counts them. */
 int rd_react(rd_site_format f, void *lattice, const rd_step *a, int lo, int hi,
              const rd_reaction_table *table, unsigned long long *fired, cudaStream_t st);

@@ -734,6 +734,8 @@ static int capture_graphs(worker *w)
         /* gpu-fused where the x-sweep goes by strips: each step's reactions in the next step's
          * x-sweep, which needs a body of several steps */
         int ahead = t->stage.fused && rd_react_ahead_applies(f, &a, A, B, t->m->has_order0);
+        rd_reaction_table table; /* their kernels' argument, by value */
+        rd_reaction_table_of(t->m, &table);
         /* where the step's kernels are chained, the body's first kernel is not (nothing runs
          * before it in the body): several steps a body pay that launch, and step_done, once */
         int steps = t->graph_steps            ? t->graph_steps
@@ -747,7 +749,7 @@ static int capture_graphs(worker *w)
             if (ahead)
                 rc = (a.body_step == 0
                           ? rd_sweep_planes(f, 0, A, B, &a, lo, hi, st)
-                          : rd_sweep_x_react_ahead(A, B, &a, lo, hi, r, w->d_ahead, st)) ||
+                          : rd_sweep_x_react_ahead(A, B, &a, lo, hi, &table, w->d_ahead, st)) ||
                      rd_sweep_planes(f, 1, B, C, &a, lo, hi, st) || rd_sweep_z(f, C, A, &a, st);
             else
                 rc = (t->stage.fused ? rd_sweep_xy(f, A, B, C, &a, lo, hi, st)
@@ -757,7 +759,7 @@ static int capture_graphs(worker *w)
                                      : rd_sweep_z(f, C, A, &a, st) ||
                                            rd_react(f, A, &a, own_lo, own_hi, r, w->d_fired, st));
         if (ahead)
-            rc = rc || rd_react_last(A, &a, own_lo, own_hi, r, w->d_fired, w->d_ahead, st);
+            rc = rc || rd_react_last(A, &a, own_lo, own_hi, &table, w->d_fired, w->d_ahead, st);
         rc = rc || rd_graph_step_done(w->loop.handle, w->d_step, w->d_bounds, w->sink.count,
                                       steps, a.chained, st);
         return sb_graph_loop_end(&w->loop, st, rc);
