@@ -1210,21 +1210,24 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
 #ifndef STRIP_X_REACT_BLOCKS
 #define STRIP_X_REACT_BLOCKS 6
 #endif
+#ifndef STRIP_X_REACT_BATCH
+#define STRIP_X_REACT_BATCH 4
+#endif
 
 /* An x-strip warp's shared memory: its batch (words and moves, as strip_smem's) and its list. */
-struct strip_x_smem {
-    uint4 words[STRIP_X_BATCH * X_ROW / 4];
-    uint2 moves[STRIP_X_BATCH * X_ROW / 4];
-    uint16_t list[STRIP_X_BATCH * 130];
+template <int BATCH> struct strip_x_smem {
+    uint4 words[BATCH * X_ROW / 4];
+    uint2 moves[BATCH * X_ROW / 4];
+    uint16_t list[BATCH * 130];
 };
 
-template <bool REACT>
+template <bool REACT, int BATCH = REACT ? STRIP_X_REACT_BATCH : STRIP_X_BATCH>
 __global__ void __launch_bounds__(32 * STRIP_WARPS, REACT ? STRIP_X_REACT_BLOCKS : 7)
     sweep_strips_x(const uint4 *__restrict__ in, uint4 *__restrict__ out, rd_step a, int plane_lo,
                    const __grid_constant__ reactions_arg<REACT> reactions,
                    unsigned long long *ahead)
 {
-    __shared__ strip_x_smem warps_smem[STRIP_WARPS];
+    __shared__ strip_x_smem<BATCH> warps_smem[STRIP_WARPS];
     sb_await_previous_kernel();
     sb_launch_next_kernel();
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -1234,8 +1237,10 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, REACT ? STRIP_X_REACT_BLOCKS
     /* shared addresses of batch site e (r * X_ROW + X_AT + p): its word, its moves */
     const uint32_t base = smem_base(&warps_smem[warp]);
     auto word_at = [=](int e) { return base + 4 * e; };
-    auto move_at = [=](int e) { return base + (uint32_t)offsetof(strip_x_smem, moves) + 2 * e; };
-    const uint32_t list_at = base + (uint32_t)offsetof(strip_x_smem, list);
+    auto move_at = [=](int e) {
+        return base + (uint32_t)offsetof(strip_x_smem<BATCH>, moves) + 2 * e;
+    };
+    const uint32_t list_at = base + (uint32_t)offsetof(strip_x_smem<BATCH>, list);
     const int nx = a.nx, x0 = blockIdx.x * 128, x = x0 + 4 * lane;
     int fired = 0; /* REACT: the reactions of the lattice's own sites that fired here */
     const size_t third = (size_t)nx * a.ny * (blockIdx.z + plane_lo);
@@ -1270,17 +1275,17 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, REACT ? STRIP_X_REACT_BLOCKS
         *v = lane_in || wrapped ? in[((wrapped ? 0 : x) + row) / 4] : make_uint4(0, 0, 0, 0);
         *av = apron_ok ? ((const uint32_t *)in)[apron_x + row] : 0u;
     };
-    uint4 next[STRIP_X_BATCH];
-    uint32_t next_apron[STRIP_X_BATCH];
+    uint4 next[BATCH];
+    uint32_t next_apron[BATCH];
 #pragma unroll
-    for (int r = 0; r < STRIP_X_BATCH; r++)
+    for (int r = 0; r < BATCH; r++)
         if (r < rows)
             fetch(r, &next[r], &next_apron[r]);
-    for (int t0 = 0; t0 < rows; t0 += STRIP_X_BATCH) {
-        const int n_rows = min(STRIP_X_BATCH, rows - t0);
+    for (int t0 = 0; t0 < rows; t0 += BATCH) {
+        const int n_rows = min(BATCH, rows - t0);
         uint32_t occupied = 0, apron_held = 0; /* nibble r: batch row r's */
 #pragma unroll
-        for (int r = 0; r < STRIP_X_BATCH; r++) {
+        for (int r = 0; r < BATCH; r++) {
             if (r >= n_rows)
                 break;
             uint4 q = next[r];
@@ -1297,9 +1302,9 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, REACT ? STRIP_X_REACT_BLOCKS
         }
         /* the next batch's rows, loaded while this one works */
 #pragma unroll
-        for (int r = 0; r < STRIP_X_BATCH; r++)
-            if (t0 + STRIP_X_BATCH + r < rows)
-                fetch(t0 + STRIP_X_BATCH + r, &next[r], &next_apron[r]);
+        for (int r = 0; r < BATCH; r++)
+            if (t0 + BATCH + r < rows)
+                fetch(t0 + BATCH + r, &next[r], &next_apron[r]);
         /* the moves of every occupied site of the batch, the aprons' too */
         int n = warp_list(list_at, occupied, [&](int r, int k) {
             return (uint16_t)(r * X_ROW + X_AT + 4 * lane + k);
