@@ -277,12 +277,15 @@ __device__ bool react_site(const rd_step &a, const rd_reaction_table *t, size_t 
 {
     slots s = F::unpack(*w);
     int n = F::count(s);
+    sb_rng_block draw =
+        rd_draw(a.seed, step_of(a) - (AHEAD ? 1 : 0), global, RD_PURPOSE_REACTION, 0);
+    /* AHEAD (the table a kernel argument): most sites end at the bound's test */
+    if (AHEAD && det_sub(1.0, sb_uniform_open0(draw.v[0], draw.v[1])) >= t->no_fire[type][n])
+        return false;
     rd_counts count = {{0, 0}};
     for (int k = 0; k < n; k++)
         rd_count_add(&count, slot_species<F::BITS>(s, k));
-    int r = rd_choose_reaction(
-        t, &count, type,
-        rd_draw(a.seed, step_of(a) - (AHEAD ? 1 : 0), global, RD_PURPOSE_REACTION, 0));
+    int r = rd_choose_reaction(t, &count, type, draw);
     if (r < 0)
         return false;
     if constexpr (AHEAD) {
