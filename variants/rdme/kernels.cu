@@ -1211,10 +1211,10 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
 #define X_AT 4
 #define X_ROW 136 /* X_AT + 128 sites + the apron after, in whole quads */
 #ifndef STRIP_X_REACT_BLOCKS
-#define STRIP_X_REACT_BLOCKS 6
+#define STRIP_X_REACT_BLOCKS 5
 #endif
 #ifndef STRIP_X_REACT_BATCH
-#define STRIP_X_REACT_BATCH 4
+#define STRIP_X_REACT_BATCH 6
 #endif
 
 /* An x-strip warp's shared memory: its batch (words and moves, as strip_smem's) and its list. */
