@@ -5,10 +5,9 @@
  * whole plane fits a block's shared memory (packed32, up to 64 x 64 sites: the Min system), the
  * x- and y-sweeps of a plane are one kernel too (rd_sweep_xy): two kernels a step. Where the
  * x-sweep goes by warp strips instead (packed32 rows of whole quads, at least 128 sites: the
- * large cells), each step's reactions are done a step late by the next step's x-strips, on the
- * sites as they load them, and the graph body ends with the reactions of its last step
- * (rd_react_ahead_applies): again three passes a step, the first two fused kernels' work without
- * the z-sweep's reactions, whose list of every occupied site cost more than the pass saved. */
+ * large cells), the next step's x-strips do each step's reactions, on the sites as they load
+ * them, and the graph body ends with its last step's (rd_react_ahead_applies): three kernels and
+ * three passes a step, the z-strips kept without reactions. */
 #include "mgpu.h"
 #include "table.h"
 
