@@ -1344,10 +1344,14 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, REACT ? STRIP_X_REACT_BLOCKS
                                                  (int)(w >> 28), before, after);
                 sts16(move_at(e), (m & 0x7fu) | (m >> 8 & 0x7f00u));
             }
-            if constexpr (REACT) { /* the new word once no lane reads the old one */
+            if constexpr (REACT) {
+                /* the new word once no lane reads the old one, and read by the next pass's
+                 * lanes (a neighbour's type) only after it is written: racecheck reported the
+                 * read of the next pass otherwise */
                 __syncwarp();
                 if (reacted)
                     sts32(word_at(e), w);
+                __syncwarp();
             }
         }
         __syncwarp();
