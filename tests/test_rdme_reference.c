@@ -514,6 +514,49 @@ static void a_b_equilibrium_fraction(void **unused)
     rd_model_free(&m);
 }
 
+/* rd_reaction_table.no_fire[type][n] bounds rd_choose_reaction's first test for any n particles:
+ * where 1 - u reaches it, the reference fires nothing either (the GPU's reactions a step late
+ * skip the counts and propensities there). Every order, two types, 1 .. 16 particles. */
+static void no_fire_bounds_the_first_test(void **unused)
+{
+    (void)unused;
+    rd_model m;
+    rd_model_init(&m, 8, 8, 8, 1e-8, 1e-5);
+    assert_ok(rd_model_alloc(&m));
+    int a = rd_add_species(&m, "A"), b = rd_add_species(&m, "B"), c = rd_add_species(&m, "C");
+    int cyto = rd_add_type(&m, "cytoplasm"), membrane = rd_add_type(&m, "membrane");
+    int ra[] = {a}, rab[] = {a, b}, raa[] = {a, a}, rc[] = {c};
+    assert_ok(rd_add_reaction(&m, 1, ra, 1, rc, 3e3, 0));
+    assert_ok(rd_add_reaction(&m, 2, rab, 1, rc, 5e8, (uint16_t)(1u << membrane)));
+    assert_ok(rd_add_reaction(&m, 2, raa, 2, rab, 7e8, 0));
+    assert_ok(rd_add_reaction(&m, 0, NULL, 1, ra, 2e-4, (uint16_t)(1u << cyto)));
+    assert_ok(rd_model_finish(&m, RD_BYTE16, 1, 1, 1));
+    rd_reaction_table t;
+    rd_reaction_table_of(&m, &t);
+    uint32_t state = 12345;
+    long checked = 0, tight = 0;
+    for (int type = 0; type < 2; type++)
+        for (int n = 0; n <= RD_MAX_CAPACITY; n++)
+            for (int trial = 0; trial < 2000; trial++) {
+                rd_counts count = {{0, 0}};
+                for (int k = 0; k < n; k++) {
+                    state = state * 1664525u + 1013904223u;
+                    rd_count_add(&count, 1 + (int)(state >> 30) % 3);
+                }
+                double a0 = 0.0;
+                for (int i = 0; i < t.n; i++)
+                    if (t.where[i] >> type & 1)
+                        a0 = det_add(a0, rd_propensity(&t, i, &count));
+                double first = det_mul(2.0, det_mul(a0, t.tau));
+                assert_true(first <= t.no_fire[type][n]);
+                tight += first > 0.5 * t.no_fire[type][n];
+                checked++;
+            }
+    printf("  %ld count vectors under their bound, %ld of them above half of it\n", checked, tight);
+    assert_true(tight > 0);
+    rd_model_free(&m);
+}
+
 /* ---- 4. B + C <-> D ---- */
 
 static void binding_equilibrium_is_well_mixed(void **unused)
@@ -1024,6 +1067,7 @@ int main(void)
         cmocka_unit_test(species_15_is_conserved_at_a_reflecting_edge),
         cmocka_unit_test(msd_per_axis_is_2_d_t),
         cmocka_unit_test(a_b_equilibrium_fraction),
+        cmocka_unit_test(no_fire_bounds_the_first_test),
         cmocka_unit_test(binding_equilibrium_is_well_mixed),
         cmocka_unit_test(too_large_a_step_is_refused),
         cmocka_unit_test(scenarios_build_and_refuse),

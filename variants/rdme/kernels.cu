@@ -47,6 +47,22 @@ static __device__ inline bool step_skipped(const rd_step &a)
     return a.runs && a.body_step >= *a.runs;
 }
 
+/* The reactions as a kernel's own argument (reactions_arg<true>: by value, __grid_constant__, so
+ * that rd_choose_reaction's loads are the constant cache's) or as a pointer to device memory.
+ * Through the pointer, each load of the table is a global load that the reaction waits for in
+ * turn: in the x-strips with the reactions (few warps an SM) those loads stalled the most. */
+template <bool BY_VALUE>
+using reactions_arg =
+    typename std::conditional<BY_VALUE, rd_reaction_table, const rd_reaction_table *>::type;
+__device__ __forceinline__ const rd_reaction_table *table_of(const rd_reaction_table *t)
+{
+    return t;
+}
+__device__ __forceinline__ const rd_reaction_table *table_of(const rd_reaction_table &t)
+{
+    return &t;
+}
+
 /* Tile of a sweep: TW sites along x by TH along the other in-plane axis (y for the x-sweep, the
  * swept axis for the others; a whole plane in sweep_xy), and its window: the tile and an apron
  * site each side along the swept axis, WW x WH, the tile's first site at column X0 of row V0. An
@@ -251,20 +267,33 @@ __device__ typename F::site_t gather_site(const rd_step &a, int axis, SiteOf sit
 }
 
 /* The reaction of one site (at most one fires), given its global index and type: true when one
- * fired, *w then holding the site's new content. */
-template <class F>
+ * fired, *w then holding the site's new content. AHEAD: the previous step's reaction, done by
+ * this step's x-sweep as it loads the site (sweep_strips_x<true>); where its products would not
+ * fit, nothing is changed and this step stops there (*a.runs: the steps before it ran, the last
+ * of them without its reactions, which react<..., true> then does with their overflow). */
+template <class F, bool AHEAD = false>
 __device__ bool react_site(const rd_step &a, const rd_reaction_table *t, size_t global, int type,
                            typename F::site_t *w)
 {
     slots s = F::unpack(*w);
     int n = F::count(s);
+    sb_rng_block draw =
+        rd_draw(a.seed, step_of(a) - (AHEAD ? 1 : 0), global, RD_PURPOSE_REACTION, 0);
+    /* AHEAD (the table a kernel argument): most sites end at the bound's test */
+    if (AHEAD && det_sub(1.0, sb_uniform_open0(draw.v[0], draw.v[1])) >= t->no_fire[type][n])
+        return false;
     rd_counts count = {{0, 0}};
     for (int k = 0; k < n; k++)
         rd_count_add(&count, slot_species<F::BITS>(s, k));
-    int r = rd_choose_reaction(t, &count, type,
-                               rd_draw(a.seed, step_of(a), global, RD_PURPOSE_REACTION, 0));
+    int r = rd_choose_reaction(t, &count, type, draw);
     if (r < 0)
         return false;
+    if constexpr (AHEAD) {
+        if (n - t->order[r] + t->nproducts[r] > F::CAP) {
+            atomicMin(a.runs, a.body_step);
+            return false;
+        }
+    }
     for (int q = 0; q < t->order[r]; q++) {
         int sp = q == 0 ? t->a[r] : t->b[r];
         for (int k = n - 1; k >= 0; k--)
@@ -949,7 +978,7 @@ __device__ __forceinline__ int warp_list(uint32_t list_at, uint32_t bits, Entry 
  * before and the - movers of the site after, each in slot order (one loop over the 21 selected
  * slots, where the generic form runs three over 64-bit slots); the same word and overflow
  * entries. moves: bits 0-6 the slots that move -, 8-14 those that move +. */
-template <class SiteOf>
+template <bool ABORT = false, class SiteOf>
 __device__ __forceinline__ uint32_t gather_packed(const rd_step &a, int pass, SiteOf site_of,
                                                   uint32_t self, uint32_t before, uint32_t after,
                                                   uint32_t m_self, uint32_t m_before,
@@ -970,11 +999,17 @@ __device__ __forceinline__ uint32_t gather_packed(const rd_step &a, int pass, Si
         uint32_t sp = from >> 4 * k & 0xfu;
         if (n < packed32::CAP)
             word |= sp << 4 * n++;
+        else if constexpr (ABORT)
+            rank++;
         else
             overflow_push(a, pass, site_of(), rank++, (int)sp);
     }
-    if (rank && a.runs)
-        *a.runs = a.body_step + 1;
+    if (rank && a.runs) {
+        if constexpr (ABORT) /* the step stops before this sweep, which the next body redoes */
+            atomicMin(a.runs, a.body_step);
+        else
+            *a.runs = a.body_step + 1;
+    }
     return word | (self & 0xf0000000u);
 }
 
@@ -1163,22 +1198,39 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
  * independent, so a batch holds just its rows, each with an apron site at either end (lane 0
  * loads the one before, lane 31 the one after); where a row ends inside the strip on a periodic
  * lattice, the quad past its end holds the wrapped first site alone, as in sweep_quads. Batch row
- * r's site p (-1 .. 128, the aprons included) is at r * X_ROW + X_AT + p. */
+ * r's site p (-1 .. 128, the aprons included) is at r * X_ROW + X_AT + p.
+ *
+ * REACT (stage gpu-fused, graph body steps after the first): the previous step's reactions too,
+ * each occupied site's (the aprons' as well, with the same draws) applied in shared memory before
+ * its moves are drawn, so that the reactions' own pass over the lattice goes. The step's input
+ * stays as it was: where a reaction's products or the sweep's particles do not fit, the kernel
+ * stops the body at this step (*a.runs) and pushes nothing, and the body's react<..., true> does
+ * the previous step's reactions (docs/rdme.md). Reactions fired go to ahead[body_step - 1]:
+ * counted once react<..., true> knows which steps ran. */
 #define STRIP_X_BATCH 6
 #define X_AT 4
 #define X_ROW 136 /* X_AT + 128 sites + the apron after, in whole quads */
+#ifndef STRIP_X_REACT_BLOCKS
+#define STRIP_X_REACT_BLOCKS 5
+#endif
+#ifndef STRIP_X_REACT_BATCH
+#define STRIP_X_REACT_BATCH 6
+#endif
 
 /* An x-strip warp's shared memory: its batch (words and moves, as strip_smem's) and its list. */
-struct strip_x_smem {
-    uint4 words[STRIP_X_BATCH * X_ROW / 4];
-    uint2 moves[STRIP_X_BATCH * X_ROW / 4];
-    uint16_t list[STRIP_X_BATCH * 130];
+template <int BATCH> struct strip_x_smem {
+    uint4 words[BATCH * X_ROW / 4];
+    uint2 moves[BATCH * X_ROW / 4];
+    uint16_t list[BATCH * 130];
 };
 
-__global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
-    sweep_strips_x(const uint4 *__restrict__ in, uint4 *__restrict__ out, rd_step a, int plane_lo)
+template <bool REACT, int BATCH = REACT ? STRIP_X_REACT_BATCH : STRIP_X_BATCH>
+__global__ void __launch_bounds__(32 * STRIP_WARPS, REACT ? STRIP_X_REACT_BLOCKS : 7)
+    sweep_strips_x(const uint4 *__restrict__ in, uint4 *__restrict__ out, rd_step a, int plane_lo,
+                   const __grid_constant__ reactions_arg<REACT> reactions,
+                   unsigned long long *ahead)
 {
-    __shared__ strip_x_smem warps_smem[STRIP_WARPS];
+    __shared__ strip_x_smem<BATCH> warps_smem[STRIP_WARPS];
     sb_await_previous_kernel();
     sb_launch_next_kernel();
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -1188,9 +1240,12 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
     /* shared addresses of batch site e (r * X_ROW + X_AT + p): its word, its moves */
     const uint32_t base = smem_base(&warps_smem[warp]);
     auto word_at = [=](int e) { return base + 4 * e; };
-    auto move_at = [=](int e) { return base + (uint32_t)offsetof(strip_x_smem, moves) + 2 * e; };
-    const uint32_t list_at = base + (uint32_t)offsetof(strip_x_smem, list);
+    auto move_at = [=](int e) {
+        return base + (uint32_t)offsetof(strip_x_smem<BATCH>, moves) + 2 * e;
+    };
+    const uint32_t list_at = base + (uint32_t)offsetof(strip_x_smem<BATCH>, list);
     const int nx = a.nx, x0 = blockIdx.x * 128, x = x0 + 4 * lane;
+    int fired = 0; /* REACT: the reactions of the lattice's own sites that fired here */
     const size_t third = (size_t)nx * a.ny * (blockIdx.z + plane_lo);
     const int rows = min(STRIP_ROWS, a.ny - v0);
     const size_t strip0 = x0 + third + (size_t)v0 * nx; /* row 0's column 0; row r is r * nx on */
@@ -1223,17 +1278,17 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
         *v = lane_in || wrapped ? in[((wrapped ? 0 : x) + row) / 4] : make_uint4(0, 0, 0, 0);
         *av = apron_ok ? ((const uint32_t *)in)[apron_x + row] : 0u;
     };
-    uint4 next[STRIP_X_BATCH];
-    uint32_t next_apron[STRIP_X_BATCH];
+    uint4 next[BATCH];
+    uint32_t next_apron[BATCH];
 #pragma unroll
-    for (int r = 0; r < STRIP_X_BATCH; r++)
+    for (int r = 0; r < BATCH; r++)
         if (r < rows)
             fetch(r, &next[r], &next_apron[r]);
-    for (int t0 = 0; t0 < rows; t0 += STRIP_X_BATCH) {
-        const int n_rows = min(STRIP_X_BATCH, rows - t0);
+    for (int t0 = 0; t0 < rows; t0 += BATCH) {
+        const int n_rows = min(BATCH, rows - t0);
         uint32_t occupied = 0, apron_held = 0; /* nibble r: batch row r's */
 #pragma unroll
-        for (int r = 0; r < STRIP_X_BATCH; r++) {
+        for (int r = 0; r < BATCH; r++) {
             if (r >= n_rows)
                 break;
             uint4 q = next[r];
@@ -1250,9 +1305,9 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
         }
         /* the next batch's rows, loaded while this one works */
 #pragma unroll
-        for (int r = 0; r < STRIP_X_BATCH; r++)
-            if (t0 + STRIP_X_BATCH + r < rows)
-                fetch(t0 + STRIP_X_BATCH + r, &next[r], &next_apron[r]);
+        for (int r = 0; r < BATCH; r++)
+            if (t0 + BATCH + r < rows)
+                fetch(t0 + BATCH + r, &next[r], &next_apron[r]);
         /* the moves of every occupied site of the batch, the aprons' too */
         int n = warp_list(list_at, occupied, [&](int r, int k) {
             return (uint16_t)(r * X_ROW + X_AT + 4 * lane + k);
@@ -1261,16 +1316,43 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
                        [&](int r, int) { return (uint16_t)(r * X_ROW + apron_at); });
         __syncwarp();
         for (int i0 = 0; i0 < n; i0 += 32) {
-            if (i0 + lane >= n)
+            bool listed = i0 + lane < n;
+            if (!REACT && !listed)
                 break;
-            int e = (int)lds16(list_at + 2 * (i0 + lane)), r = e / X_ROW, p = e - r * X_ROW - X_AT;
-            uint32_t w = lds32(word_at(e));
-            int before = p > -1 && inside(p - 1) ? (int)(lds32(word_at(e - 1)) >> 28) : RD_OUTSIDE;
-            int after = p < 128 && inside(p + 1) ? (int)(lds32(word_at(e + 1)) >> 28) : RD_OUTSIDE;
-            slots sl = packed32::unpack(w);
-            uint32_t m = move_mask<packed32>(a, 0, global_site(t0 + r, p), sl, packed32::count(sl),
-                                             (int)(w >> 28), before, after);
-            sts16(move_at(e), (m & 0x7fu) | (m >> 8 & 0x7f00u));
+            int e = 0, r = 0, p = 0;
+            uint32_t w = 0;
+            bool reacted = false;
+            if (listed) {
+                e = (int)lds16(list_at + 2 * (i0 + lane));
+                r = e / X_ROW;
+                p = e - r * X_ROW - X_AT;
+                w = lds32(word_at(e));
+                size_t site = global_site(t0 + r, p);
+                if constexpr (REACT) {
+                    reacted = react_site<packed32, true>(a, table_of(reactions), site,
+                                                         (int)(w >> 28), &w);
+                    /* the lattice's own sites count, not an apron or a wrapped copy */
+                    fired += reacted && p >= 0 && p < 128 && x0 + p < nx;
+                }
+                /* the neighbours' types: a reaction keeps a site's type */
+                int before =
+                    p > -1 && inside(p - 1) ? (int)(lds32(word_at(e - 1)) >> 28) : RD_OUTSIDE;
+                int after =
+                    p < 128 && inside(p + 1) ? (int)(lds32(word_at(e + 1)) >> 28) : RD_OUTSIDE;
+                slots sl = packed32::unpack(w);
+                uint32_t m = move_mask<packed32>(a, 0, site, sl, packed32::count(sl),
+                                                 (int)(w >> 28), before, after);
+                sts16(move_at(e), (m & 0x7fu) | (m >> 8 & 0x7f00u));
+            }
+            if constexpr (REACT) {
+                /* the new word once no lane reads the old one, and read by the next pass's
+                 * lanes (a neighbour's type) only after it is written: racecheck reported the
+                 * read of the next pass otherwise */
+                __syncwarp();
+                if (reacted)
+                    sts32(word_at(e), w);
+                __syncwarp();
+            }
         }
         __syncwarp();
         /* the sites the moves change; every site written as it was */
@@ -1306,12 +1388,14 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
                 asm volatile("" : "+r"(ro));
                 return global_site(t0 + ro, p);
             };
-            ((uint32_t *)out)[strip0 + p + (size_t)(unsigned)(t0 + r) * nx] = gather_packed(
+            ((uint32_t *)out)[strip0 + p + (size_t)(unsigned)(t0 + r) * nx] = gather_packed<REACT>(
                 a, 0, site_of, lds32(word_at(e)), lds32(word_at(e - 1)), lds32(word_at(e + 1)),
                 lds16(move_at(e)), lds16(move_at(e - 1)), lds16(move_at(e + 1)));
         }
         __syncwarp();
     }
+    if (REACT && fired)
+        atomicAdd(&ahead[a.body_step - 1], (unsigned long long)fired);
 }
 
 /* The x- and then the y-sweep of whole planes of packed32 sites, one block of XY_THREADS per plane
@@ -1462,12 +1546,18 @@ typedef struct site_runs {
  * QUADS (packed32 planes of whole quads, a 16-byte aligned lattice) a quad of 4 at a time; the
  * sites that can react (occupied, or any site when a reaction has no reactant) go to a list the
  * block then works through, a thread per site, with their words (F::REACT_KEEPS) or reading
- * them again from the lattice. */
-template <class F, bool QUADS = false>
+ * them again from the lattice.
+ *
+ * LAST: the end of a graph body whose x-sweeps after the first do the previous step's reactions
+ * (sweep_strips_x<true>): the reactions of the body's last step that ran, *a.runs - 1, and the
+ * count of those the x-sweeps of the steps that ran fired (ahead[k]: step k's), added to fired. */
+template <class F, bool QUADS = false, bool LAST = false>
 __global__ void __launch_bounds__(BLOCK, 6)
-    react(typename F::site_t *lattice, site_runs runs, const rd_reaction_table *__restrict__ t,
-          rd_step a, unsigned long long *fired)
+    react(typename F::site_t *lattice, site_runs runs,
+          const __grid_constant__ reactions_arg<LAST> reactions, rd_step a,
+          unsigned long long *fired, unsigned long long *ahead)
 {
+    const rd_reaction_table *__restrict__ t = table_of(reactions);
     const int SITES = F::REACT_SITES, PER_LOAD = QUADS ? 4 : 1, LOADS = SITES / PER_LOAD;
     typedef typename std::conditional<QUADS, uint4, typename F::site_t>::type load_t;
     /* the list, and past its end a spare slot a thread (the list by ballots, below) */
@@ -1476,6 +1566,20 @@ __global__ void __launch_bounds__(BLOCK, 6)
     __shared__ int nactive;
     sb_await_previous_kernel();
     sb_launch_next_kernel();
+    if constexpr (LAST) {
+        a.body_step = *a.runs - 1;
+        if (blockIdx.x == 0 && threadIdx.x == 0) {
+            /* the x-sweep of step body_step + 1, where it stopped the body, counted part of
+             * body_step's: this kernel counts them all again */
+            unsigned long long sum = 0;
+            for (int k = 0; k < a.body_step; k++)
+                sum += ahead[k];
+            for (int k = 0; k <= a.body_step; k++)
+                ahead[k] = 0;
+            if (sum)
+                atomicAdd(fired, sum);
+        }
+    }
     /* selects, not an index: a parameter indexed at run time would go to local memory */
     bool second = blockIdx.x >= runs.blocks0;
     unsigned block = second ? blockIdx.x - runs.blocks0 : blockIdx.x;
@@ -1706,11 +1810,15 @@ template <class F, int AXIS, bool REACT> struct quad_sweep<F, AXIS, REACT, true>
         if (!REACT && a->nx >= STRIP_MIN_NX) {
             int len = AXIS == 2 ? a->slab.planes : a->ny, per_block = STRIP_WARPS * STRIP_ROWS;
             dim3 strips((a->nx + 127) / 128, (len + per_block - 1) / per_block, grid.z);
-            *e = sb_launch_kernel(AXIS == 0   ? sweep_strips_x
-                                  : AXIS == 1 ? sweep_strips<1>
-                                              : sweep_strips<2>,
-                                  strips, 32 * STRIP_WARPS, 0, a->chained, st, (const uint4 *)in,
-                                  (uint4 *)out, *a, plane_lo);
+            if (AXIS == 0)
+                *e = sb_launch_kernel(sweep_strips_x<false>, strips, 32 * STRIP_WARPS, 0,
+                                      a->chained, st, (const uint4 *)in, (uint4 *)out, *a,
+                                      plane_lo, (reactions_arg<false>)NULL,
+                                      (unsigned long long *)NULL);
+            else
+                *e = sb_launch_kernel(AXIS == 1 ? sweep_strips<1> : sweep_strips<2>, strips,
+                                      32 * STRIP_WARPS, 0, a->chained, st, (const uint4 *)in,
+                                      (uint4 *)out, *a, plane_lo);
             return true;
         }
         *e = sb_launch_kernel(sweep_quads<AXIS, REACT>, grid, BLOCK, 0, a->chained, st,
@@ -1721,10 +1829,11 @@ template <class F, int AXIS, bool REACT> struct quad_sweep<F, AXIS, REACT, true>
     {
         cudaFuncAttributes attr;
         SB_CUDA(cudaFuncGetAttributes(&attr, sweep_quads<AXIS, REACT>));
-        if (!REACT)
-            SB_CUDA(cudaFuncGetAttributes(&attr, AXIS == 0   ? sweep_strips_x
-                                                 : AXIS == 1 ? sweep_strips<1>
-                                                             : sweep_strips<2>));
+        if (!REACT && AXIS == 0) {
+            SB_CUDA(cudaFuncGetAttributes(&attr, sweep_strips_x<false>));
+            SB_CUDA(cudaFuncGetAttributes(&attr, sweep_strips_x<true>));
+        } else if (!REACT)
+            SB_CUDA(cudaFuncGetAttributes(&attr, AXIS == 1 ? sweep_strips<1> : sweep_strips<2>));
         return 0;
     }
 };
@@ -1759,8 +1868,11 @@ template <class F> static int load(void)
     SB_CUDA(cudaFuncGetAttributes(&attr, sweep<F, 2>));
     SB_CUDA(cudaFuncGetAttributes(&attr, sweep<F, 2, true>));
     SB_CUDA(cudaFuncGetAttributes(&attr, react<F>));
-    if (F::QUADS)
+    if constexpr (F::QUADS) {
         SB_CUDA(cudaFuncGetAttributes(&attr, react<F, F::QUADS>));
+        SB_CUDA(cudaFuncGetAttributes(&attr, react<F, F::QUADS, true>));
+        SB_CUDA(cudaFuncGetAttributes(&attr, react<F, false, true>));
+    }
     if (quad_sweep<F, 0, false>::load() || quad_sweep<F, 1, false>::load() ||
         quad_sweep<F, 2, false>::load() || quad_sweep<F, 2, true>::load())
         return -1;
@@ -1846,9 +1958,10 @@ int rd_sweep_z_react(rd_site_format f, const void *in, void *out, const rd_step 
                                                fired);
 }
 
-template <class F>
+template <class F, bool LAST = false>
 static int launch_react(void *lattice, const rd_step *a, const int *lo, const int *hi,
-                        const rd_reaction_table *t, unsigned long long *fired, cudaStream_t st)
+                        const reactions_arg<LAST> &t, unsigned long long *fired, cudaStream_t st,
+                        unsigned long long *ahead = NULL)
 {
     size_t plane = (size_t)a->nx * a->ny, per_block = (size_t)BLOCK * F::REACT_SITES;
     site_runs runs;
@@ -1863,9 +1976,9 @@ static int launch_react(void *lattice, const rd_step *a, const int *lo, const in
         return 0;
     /* quads where every plane is whole quads and the lattice 16-byte aligned */
     bool quads = F::QUADS && plane % 4 == 0 && (uintptr_t)lattice % 16 == 0;
-    cudaError_t e = sb_launch_kernel(quads ? react<F, F::QUADS> : react<F>,
+    cudaError_t e = sb_launch_kernel(quads ? react<F, F::QUADS, LAST> : react<F, false, LAST>,
                                      dim3(blocks[0] + blocks[1]), BLOCK, 0, a->chained, st,
-                                     (typename F::site_t *)lattice, runs, t, *a, fired);
+                                     (typename F::site_t *)lattice, runs, t, *a, fired, ahead);
     SB_LAUNCH_OK(e, "react");
     return 0;
 }
@@ -1876,6 +1989,36 @@ int rd_react(rd_site_format f, void *lattice, const rd_step *a, int lo, int hi,
     int los[2] = {lo, 0}, his[2] = {hi, 0};
     return f == RD_PACKED32 ? launch_react<packed32>(lattice, a, los, his, table, fired, st)
                             : launch_react<byte16>(lattice, a, los, his, table, fired, st);
+}
+
+int rd_react_ahead_applies(rd_site_format f, const rd_step *a, const void *in, const void *out,
+                           int has_order0)
+{
+    return f == RD_PACKED32 && a->nx % 4 == 0 && a->nx >= STRIP_MIN_NX &&
+           ((uintptr_t)in | (uintptr_t)out) % 16 == 0 && !has_order0;
+}
+
+int rd_sweep_x_react_ahead(const void *in, void *out, const rd_step *a, int lo, int hi,
+                           const rd_reaction_table *host_table, unsigned long long *ahead,
+                           cudaStream_t st)
+{
+    if (hi <= lo)
+        return 0;
+    int per_block = STRIP_WARPS * STRIP_ROWS;
+    dim3 strips((a->nx + 127) / 128, (a->ny + per_block - 1) / per_block, hi - lo);
+    SB_LAUNCH_OK(sb_launch_kernel(sweep_strips_x<true>, strips, 32 * STRIP_WARPS, 0, a->chained,
+                                  st, (const uint4 *)in, (uint4 *)out, *a, lo, *host_table,
+                                  ahead),
+                 "sweep<x>+reactions before");
+    return 0;
+}
+
+int rd_react_last(void *lattice, const rd_step *a, int lo, int hi,
+                  const rd_reaction_table *host_table, unsigned long long *fired,
+                  unsigned long long *ahead, cudaStream_t st)
+{
+    int los[2] = {lo, 0}, his[2] = {hi, 0};
+    return launch_react<packed32, true>(lattice, a, los, his, *host_table, fired, st, ahead);
 }
 
 int rd_react_edges(rd_site_format f, void *lattice, const rd_step *a,

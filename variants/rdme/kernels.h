@@ -97,6 +97,23 @@ int rd_sweep_z(rd_site_format f, const void *in, void *out, const rd_step *a, cu
  * rd_sweep_z and rd_react on every own plane, with one pass over the lattice instead of two. */
 int rd_sweep_z_react(rd_site_format f, const void *in, void *out, const rd_step *a,
                      const rd_reaction_table *table, unsigned long long *fired, cudaStream_t st);
+/* Stage gpu-fused's reactions a step late, where the x-sweep goes by strips: whether they apply
+ * (packed32 rows of whole quads at least 128 sites wide, 16-byte aligned buffers, no reaction
+ * without reactants, which every empty site would have to draw for). Then in a graph body of
+ * several steps (rd_step.runs set), each step after the first is rd_sweep_x_react_ahead, the
+ * previous step's reactions and this step's x-sweep in one pass (its reactions fired counted in
+ * ahead[body_step - 1]), and the body ends with rd_react_last after its last z-sweep. */
+int rd_react_ahead_applies(rd_site_format f, const rd_step *a, const void *in, const void *out,
+                           int has_order0);
+int rd_sweep_x_react_ahead(const void *in, void *out, const rd_step *a, int lo, int hi,
+                           const rd_reaction_table *host_table, unsigned long long *ahead,
+                           cudaStream_t st);
+/* The reactions of the body's last step that ran (*a->runs - 1) in buffer planes lo .. hi - 1,
+ * and the x-sweeps' counts of the steps before it added to fired (ahead zeroed again). Both take
+ * the table from the host, as their kernels' argument. */
+int rd_react_last(void *lattice, const rd_step *a, int lo, int hi,
+                  const rd_reaction_table *host_table, unsigned long long *fired,
+                  unsigned long long *ahead, cudaStream_t st);
 /* Reactions, in place, in buffer planes lo .. hi - 1 (own planes); fired counts them. */
 int rd_react(rd_site_format f, void *lattice, const rd_step *a, int lo, int hi,
              const rd_reaction_table *table, unsigned long long *fired, cudaStream_t st);

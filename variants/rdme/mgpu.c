@@ -100,6 +100,9 @@ typedef struct worker {
     long long *d_step, *h_step;          /* the step count the kernels read */
     rd_loop_bounds *d_bounds, *h_bounds; /* one GPU: where the loop stops */
     int body_steps;                      /* one GPU: steps in the loop's body */
+    /* one GPU, gpu-fused where rd_react_ahead_applies: reactions fired by the x-sweeps a step
+     * late, a slot a body step (rd_react_last adds them up) */
+    unsigned long long *d_ahead;
     sb_sm_limit limit; /* handicap=: the compute stream on part of the SMs */
     sb_transfers xfer;
     double busy;       /* seconds this batch of the GPU's own work (events around it) */
@@ -728,19 +731,35 @@ static int capture_graphs(worker *w)
         if (rd_chain_if_one_wave(f, &a, w->dev) != 0 ||
             sb_graph_loop_begin(&w->loop, st, cudaStreamCaptureModeThreadLocal) != 0)
             return -1;
+        /* gpu-fused where the x-sweep goes by strips: each step's reactions in the next step's
+         * x-sweep, which needs a body of several steps */
+        int ahead = t->stage.fused && rd_react_ahead_applies(f, &a, A, B, t->m->has_order0);
+        rd_reaction_table table; /* their kernels' argument, by value */
+        rd_reaction_table_of(t->m, &table);
         /* where the step's kernels are chained, the body's first kernel is not (nothing runs
          * before it in the body): several steps a body pay that launch, and step_done, once */
-        int steps = t->graph_steps ? t->graph_steps : a.chained ? default_graph_steps(t->m) : 1;
+        int steps = t->graph_steps            ? t->graph_steps
+                    : a.chained || ahead ? default_graph_steps(t->m)
+                                              : 1;
         w->body_steps = steps;
         a.runs = steps > 1 ? &w->d_bounds->runs : NULL;
+        ahead = ahead && steps > 1;
         int rc = 0;
         for (a.body_step = 0; a.body_step < steps && rc == 0; a.body_step++)
-            rc = (t->stage.fused ? rd_sweep_xy(f, A, B, C, &a, lo, hi, st)
-                                 : rd_sweep_planes(f, 0, A, B, &a, lo, hi, st) ||
-                                       rd_sweep_planes(f, 1, B, C, &a, lo, hi, st)) ||
-                 (t->stage.fused ? rd_sweep_z_react(f, C, A, &a, r, w->d_fired, st)
-                                 : rd_sweep_z(f, C, A, &a, st) ||
-                                       rd_react(f, A, &a, own_lo, own_hi, r, w->d_fired, st));
+            if (ahead)
+                rc = (a.body_step == 0
+                          ? rd_sweep_planes(f, 0, A, B, &a, lo, hi, st)
+                          : rd_sweep_x_react_ahead(A, B, &a, lo, hi, &table, w->d_ahead, st)) ||
+                     rd_sweep_planes(f, 1, B, C, &a, lo, hi, st) || rd_sweep_z(f, C, A, &a, st);
+            else
+                rc = (t->stage.fused ? rd_sweep_xy(f, A, B, C, &a, lo, hi, st)
+                                     : rd_sweep_planes(f, 0, A, B, &a, lo, hi, st) ||
+                                           rd_sweep_planes(f, 1, B, C, &a, lo, hi, st)) ||
+                     (t->stage.fused ? rd_sweep_z_react(f, C, A, &a, r, w->d_fired, st)
+                                     : rd_sweep_z(f, C, A, &a, st) ||
+                                           rd_react(f, A, &a, own_lo, own_hi, r, w->d_fired, st));
+        if (ahead)
+            rc = rc || rd_react_last(A, &a, own_lo, own_hi, &table, w->d_fired, w->d_ahead, st);
         rc = rc || rd_graph_step_done(w->loop.handle, w->d_step, w->d_bounds, w->sink.count,
                                       steps, a.chained, st);
         return sb_graph_loop_end(&w->loop, st, rc);
@@ -884,6 +903,8 @@ static int simulate(worker *w)
     double per_step = timed > 0 ? 1.0 / (double)timed : 0;
     if (t->stage.graph) {
         SB_CUDA(cudaMemsetAsync(w->d_step, 0, sizeof *w->d_step, w->st[0]));
+        SB_CUDA(cudaMemsetAsync(w->d_ahead, 0, RD_GRAPH_STEPS_MAX * sizeof *w->d_ahead,
+                                w->st[0]));
         if (simulate_graphs(w, &sample) != 0)
             return -1;
     }
@@ -1118,7 +1139,9 @@ static int open_worker(rd_mgpu *t, worker *w)
         ((rc = sb_dev_alloc(&env->mem, dev, &w->d_lat[2], buffer_bytes, "slab")) ||
          (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_step, sizeof *w->d_step, "step")) ||
          (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_bounds, sizeof *w->d_bounds,
-                            "loop bounds"))))
+                            "loop bounds")) ||
+         (rc = sb_dev_alloc(&env->mem, dev, (void **)&w->d_ahead,
+                            RD_GRAPH_STEPS_MAX * sizeof *w->d_ahead, "reaction counts a step"))))
         return rc;
     if (t->stage.graph) {
         SB_CUDA(cudaMallocHost((void **)&w->h_step, sizeof *w->h_step));

@@ -312,6 +312,25 @@ void rd_reaction_table_of(const rd_model *m, rd_reaction_table *t)
         for (int k = 0; k < r->nproducts; k++)
             t->product[i][k] = r->product[k];
     }
+    /* a0 of n particles is at most the sum of each reaction's rate times its most reactant
+     * combinations among n; the margin covers the device's rounding of its own sum (64 terms,
+     * each rounded once: a relative 1e-14 at most), and det_mul is monotonic, so the bound's test
+     * passing implies the reference's */
+    for (int type = 0; type < RD_MAX_TYPES; type++)
+        for (int n = 0; n <= RD_MAX_CAPACITY; n++) {
+            double bound = 0.0;
+            for (int i = 0; i < t->n; i++) {
+                if (!(t->where[i] >> type & 1))
+                    continue;
+                double most = t->order[i] == 0   ? 1.0
+                              : t->order[i] == 1 ? n
+                              : t->a[i] == t->b[i] ? n * (n - 1) / 2
+                                                   : (n / 2) * ((n + 1) / 2);
+                bound += t->rate[i] * most;
+            }
+            bound *= 1.0 + 1e-9;
+            t->no_fire[type][n] = bound > 0.0 ? det_mul(2.0, det_mul(bound, t->tau)) : 0.0;
+        }
 }
 
 /* May species sp sit in a site of type t? Yes unless every move into t is forbidden for it and

@@ -50,6 +50,10 @@ typedef struct rd_reaction_table {
     uint8_t order[RD_MAX_REACTIONS], a[RD_MAX_REACTIONS], b[RD_MAX_REACTIONS];
     uint8_t nproducts[RD_MAX_REACTIONS];
     uint8_t product[RD_MAX_REACTIONS][RD_MAX_PRODUCTS];
+    /* no_fire[type][n]: a site of that type holding n particles, of any species, whose draw u
+     * has 1 - u at least this fires nothing (rd_choose_reaction's first test, for an upper bound
+     * of its a0): almost every site, then without its counts and propensities */
+    double no_fire[RD_MAX_TYPES][RD_MAX_CAPACITY + 1];
 } rd_reaction_table;
 
 #ifdef __cplusplus
