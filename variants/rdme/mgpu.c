@@ -738,9 +738,9 @@ static int capture_graphs(worker *w)
         rd_reaction_table_of(t->m, &table);
         /* where the step's kernels are chained, the body's first kernel is not (nothing runs
          * before it in the body): several steps a body pay that launch, and step_done, once */
-        int steps = t->graph_steps            ? t->graph_steps
+        int steps = t->graph_steps        ? t->graph_steps
                     : a.chained || ahead ? default_graph_steps(t->m)
-                                              : 1;
+                                         : 1;
         w->body_steps = steps;
         a.runs = steps > 1 ? &w->d_bounds->runs : NULL;
         ahead = ahead && steps > 1;
