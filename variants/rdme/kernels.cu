@@ -1790,6 +1790,20 @@ unsigned int rd_overflow_capacity(const rd_model *m)
 }
 
 
+/* Whether packed32 buffers in and out go by quads: rows of whole quads, 16-byte aligned. */
+static bool rows_of_quads(const rd_step *a, const void *in, const void *out)
+{
+    return a->nx % 4 == 0 && ((uintptr_t)in | (uintptr_t)out) % 16 == 0;
+}
+
+/* The grid of the strip kernels: 128 sites along x, a block's STRIP_WARPS strips of STRIP_ROWS
+ * rows along the swept axis (len sites), `third` planes. */
+static dim3 strip_grid(const rd_step *a, int len, unsigned third)
+{
+    int per_block = STRIP_WARPS * STRIP_ROWS;
+    return dim3((a->nx + 127) / 128, (len + per_block - 1) / per_block, third);
+}
+
 /* sweep_quads in sweep<>'s place where it applies: packed32, rows of whole quads and 16-byte
  * aligned buffers; false elsewhere. */
 template <class F, int AXIS, bool REACT, bool APPLIES = F::QUADS> struct quad_sweep {
@@ -1805,11 +1819,10 @@ template <class F, int AXIS, bool REACT> struct quad_sweep<F, AXIS, REACT, true>
                        cudaStream_t st, const rd_reaction_table *t, unsigned long long *fired,
                        cudaError_t *e)
     {
-        if (a->nx % 4 != 0 || ((uintptr_t)in | (uintptr_t)out) % 16 != 0)
+        if (!rows_of_quads(a, in, out))
             return false;
         if (!REACT && a->nx >= STRIP_MIN_NX) {
-            int len = AXIS == 2 ? a->slab.planes : a->ny, per_block = STRIP_WARPS * STRIP_ROWS;
-            dim3 strips((a->nx + 127) / 128, (len + per_block - 1) / per_block, grid.z);
+            dim3 strips = strip_grid(a, AXIS == 2 ? a->slab.planes : a->ny, grid.z);
             if (AXIS == 0)
                 *e = sb_launch_kernel(sweep_strips_x<false>, strips, 32 * STRIP_WARPS, 0,
                                       a->chained, st, (const uint4 *)in, (uint4 *)out, *a,
@@ -1994,8 +2007,7 @@ int rd_react(rd_site_format f, void *lattice, const rd_step *a, int lo, int hi,
 int rd_react_ahead_applies(rd_site_format f, const rd_step *a, const void *in, const void *out,
                            int has_order0)
 {
-    return f == RD_PACKED32 && a->nx % 4 == 0 && a->nx >= STRIP_MIN_NX &&
-           ((uintptr_t)in | (uintptr_t)out) % 16 == 0 && !has_order0;
+    return f == RD_PACKED32 && rows_of_quads(a, in, out) && a->nx >= STRIP_MIN_NX && !has_order0;
 }
 
 int rd_sweep_x_react_ahead(const void *in, void *out, const rd_step *a, int lo, int hi,
@@ -2004,11 +2016,9 @@ int rd_sweep_x_react_ahead(const void *in, void *out, const rd_step *a, int lo, 
 {
     if (hi <= lo)
         return 0;
-    int per_block = STRIP_WARPS * STRIP_ROWS;
-    dim3 strips((a->nx + 127) / 128, (a->ny + per_block - 1) / per_block, hi - lo);
-    SB_LAUNCH_OK(sb_launch_kernel(sweep_strips_x<true>, strips, 32 * STRIP_WARPS, 0, a->chained,
-                                  st, (const uint4 *)in, (uint4 *)out, *a, lo, *host_table,
-                                  ahead),
+    SB_LAUNCH_OK(sb_launch_kernel(sweep_strips_x<true>, strip_grid(a, a->ny, hi - lo),
+                                  32 * STRIP_WARPS, 0, a->chained, st, (const uint4 *)in,
+                                  (uint4 *)out, *a, lo, *host_table, ahead),
                  "sweep<x>+reactions before");
     return 0;
 }
