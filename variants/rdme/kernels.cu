@@ -1085,19 +1085,6 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
         size_t at = buffer_row(j, ok);
         *v = *ok && lane_in ? in[(x + at) / 4] : make_uint4(0, 0, 0, 0);
     };
-    /* the later batches' rows: the strip's own by an offset from row 0's quad, and the apron
-     * after its last, the edge tests once (as in sweep_strips_x) */
-    const uint4 *quad0 = in + (x + strip0 - x0) / 4;
-    bool after_ok;
-    const uint4 *after = in + (x + buffer_row(rows, &after_ok)) / 4;
-    after_ok = after_ok && lane_in;
-    auto fetch_later = [&](int j, uint4 *v, bool *ok) {
-        bool own = j < rows;
-        *ok = own || after_ok;
-        *v = own && lane_in ? quad0[(size_t)j * (vstride / 4)]
-             : !own && after_ok ? *after
-                                : make_uint4(0, 0, 0, 0);
-    };
     auto keep = [&](int j, uint4 v, bool ok) {
         int s = slot(j);
         sts128(quad_at(s), v);
@@ -1134,7 +1121,7 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
 #pragma unroll
         for (int r = 0; r < STRIP_BATCH; r++)
             if (loaded + 1 + r <= fetched)
-                fetch_later(loaded + 1 + r, &next[r], &next_ok[r]);
+                fetch(loaded + 1 + r, &next[r], &next_ok[r]);
         /* the moves of rows drawn + 1 .. hi: the rows on both sides of each are in the ring */
         uint32_t rows_to_draw = 0;
         for (int j = drawn + 1; j <= hi; j++)
