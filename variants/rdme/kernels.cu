@@ -1195,8 +1195,8 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
 
 /* The x-sweep in the same way, where sweep_strips serves the y- and z-sweeps: each warp a strip of
  * 128 sites along x by STRIP_ROWS rows along y, STRIP_X_BATCH rows at a time. Its rows are
- * independent, so a batch holds just its rows, each with an apron site at either end (lane 0
- * loads the one before, lane 31 the one after); where a row ends inside the strip on a periodic
+ * independent, so a batch holds just its rows, each with an apron site at either end (lane r
+ * loads row r's before, lane 16 + r the one after); where a row ends inside the strip on a periodic
  * lattice, the quad past its end holds the wrapped first site alone, as in sweep_quads. Batch row
  * r's site p (-1 .. 128, the aprons included) is at r * X_ROW + X_AT + p.
  *
@@ -1230,7 +1230,7 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, REACT ? STRIP_X_REACT_BLOCKS
                    const __grid_constant__ reactions_arg<REACT> reactions,
                    unsigned long long *ahead)
 {
-    static_assert(BATCH <= 16, "a lane loads each batch row's apron before, lane 16 + r the one after");
+    static_assert(BATCH <= 16, "lane r loads row r's apron before, lane 16 + r the one after");
     __shared__ strip_x_smem<BATCH> warps_smem[STRIP_WARPS];
     sb_await_previous_kernel();
     sb_launch_next_kernel();
