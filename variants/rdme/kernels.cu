@@ -1195,8 +1195,8 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, 7)
 
 /* The x-sweep in the same way, where sweep_strips serves the y- and z-sweeps: each warp a strip of
  * 128 sites along x by STRIP_ROWS rows along y, STRIP_X_BATCH rows at a time. Its rows are
- * independent, so a batch holds just its rows, each with an apron site at either end (lane 0
- * loads the one before, lane 31 the one after); where a row ends inside the strip on a periodic
+ * independent, so a batch holds just its rows, each with an apron site at either end (lane r
+ * loads row r's before, lane 16 + r the one after); where a row ends inside the strip on a periodic
  * lattice, the quad past its end holds the wrapped first site alone, as in sweep_quads. Batch row
  * r's site p (-1 .. 128, the aprons included) is at r * X_ROW + X_AT + p.
  *
@@ -1230,6 +1230,7 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, REACT ? STRIP_X_REACT_BLOCKS
                    const __grid_constant__ reactions_arg<REACT> reactions,
                    unsigned long long *ahead)
 {
+    static_assert(BATCH <= 16, "lane r loads row r's apron before, lane 16 + r the one after");
     __shared__ strip_x_smem<BATCH> warps_smem[STRIP_WARPS];
     sb_await_previous_kernel();
     sb_launch_next_kernel();
@@ -1248,19 +1249,23 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, REACT ? STRIP_X_REACT_BLOCKS
     int fired = 0; /* REACT: the reactions of the lattice's own sites that fired here */
     const size_t third = (size_t)nx * a.ny * (blockIdx.z + plane_lo);
     const int rows = min(STRIP_ROWS, a.ny - v0);
-    const size_t strip0 = x0 + third + (size_t)v0 * nx; /* row 0's column 0; row r is r * nx on */
+    const size_t row0 = third + (size_t)v0 * nx; /* the strip's row 0 */
+    const size_t strip0 = x0 + row0;             /* its column 0; row r is r * nx on */
     const bool lane_in = x < nx;
     /* the lane's quad: the row's sites, or past the row's end on a periodic lattice the wrapped
      * first site alone */
     const bool wrapped = a.periodic && x == nx;
-    /* lane 0's and lane 31's apron site, and whether it is loaded */
-    int apron_x = lane == 0 ? x0 - 1 : x0 + 128;
-    bool apron_ok = lane == 0 || lane == 31;
+    /* The aprons, a lane a batch row's: lane r (< BATCH) the site before row r, lane 16 + r the
+     * site after, so that a batch's aprons are one load and one store. Loaded where the site is
+     * in the lattice (or wraps round a periodic one), else 0: the gathers read it. */
+    const int apron_row = lane & 15;
+    int apron_x = lane < 16 ? x0 - 1 : x0 + 128;
+    bool apron_ok = apron_row < BATCH;
     if (apron_x < 0 || apron_x >= nx) {
         apron_ok = apron_ok && a.periodic && apron_x <= nx;
         apron_x = apron_x < 0 ? nx - 1 : 0;
     }
-    const int apron_at = lane == 0 ? X_AT - 1 : X_AT + 128;
+    const int apron_at = apron_row * X_ROW + (lane < 16 ? X_AT - 1 : X_AT + 128);
     /* whether strip column p (-1 .. 128) is a lattice site here (a wrapped one included) */
     auto inside = [&](int p) {
         int col = x0 + p;
@@ -1271,22 +1276,26 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, REACT ? STRIP_X_REACT_BLOCKS
         return (size_t)wrap(x0 + p, nx) +
                (size_t)nx * (v0 + row + (size_t)a.ny * block_plane(a, plane_lo));
     };
+    /* Row 0's quad and apron, the next batch's loaded from them by an offset: the edge tests
+     * once, not in every row's load (ptxas recomputed them there, about 45 instructions a row). */
+    const uint4 *quad0 = in + ((wrapped ? 0 : x) + row0) / 4;
+    const uint32_t *apron0 = (const uint32_t *)in + apron_x + row0 + (size_t)apron_row * nx;
+    const bool quad_ok = lane_in || wrapped;
     /* nothing here uses the loaded data (a wrapped quad's other sites are zeroed where the batch
      * is stored): a use would wait for each load in turn, not while the batch before works */
-    auto fetch = [&](int r, uint4 *v, uint32_t *av) {
-        size_t row = third + (size_t)(v0 + r) * nx;
-        *v = lane_in || wrapped ? in[((wrapped ? 0 : x) + row) / 4] : make_uint4(0, 0, 0, 0);
-        *av = apron_ok ? ((const uint32_t *)in)[apron_x + row] : 0u;
-    };
     uint4 next[BATCH];
-    uint32_t next_apron[BATCH];
+    uint32_t next_apron;
+    auto fetch = [&](int t) { /* rows t .. t + BATCH - 1 */
 #pragma unroll
-    for (int r = 0; r < BATCH; r++)
-        if (r < rows)
-            fetch(r, &next[r], &next_apron[r]);
+        for (int r = 0; r < BATCH; r++)
+            next[r] = quad_ok && t + r < rows ? quad0[(size_t)(t + r) * (nx / 4)]
+                                              : make_uint4(0, 0, 0, 0);
+        next_apron = apron_ok && t + apron_row < rows ? apron0[(size_t)t * nx] : 0u;
+    };
+    fetch(0);
     for (int t0 = 0; t0 < rows; t0 += BATCH) {
         const int n_rows = min(BATCH, rows - t0);
-        uint32_t occupied = 0, apron_held = 0; /* nibble r: batch row r's */
+        uint32_t occupied = 0; /* nibble r: batch row r's */
 #pragma unroll
         for (int r = 0; r < BATCH; r++) {
             if (r >= n_rows)
@@ -1297,23 +1306,20 @@ __global__ void __launch_bounds__(32 * STRIP_WARPS, REACT ? STRIP_X_REACT_BLOCKS
             sts128(word_at(r * X_ROW + X_AT + 4 * lane), q);
             sts64(move_at(r * X_ROW + X_AT + 4 * lane), make_uint2(0, 0));
             occupied |= quad_occupied(q) << 4 * r;
-            if (lane == 0 || lane == 31) { /* 0 where not loaded: the gathers read it */
-                sts32(word_at(r * X_ROW + apron_at), next_apron[r]);
-                sts16(move_at(r * X_ROW + apron_at), 0);
-                apron_held |= (next_apron[r] & 0x0fffffffu ? 1u : 0u) << 4 * r;
-            }
         }
+        if (apron_row < BATCH) { /* 0 where not loaded, and past the strip's last row */
+            sts32(word_at(apron_at), next_apron);
+            sts16(move_at(apron_at), 0);
+        }
+        const unsigned apron_held = apron_row < n_rows && (next_apron & 0x0fffffffu) ? 1u : 0u;
         /* the next batch's rows, loaded while this one works */
-#pragma unroll
-        for (int r = 0; r < BATCH; r++)
-            if (t0 + BATCH + r < rows)
-                fetch(t0 + BATCH + r, &next[r], &next_apron[r]);
+        if (t0 + BATCH < rows)
+            fetch(t0 + BATCH);
         /* the moves of every occupied site of the batch, the aprons' too */
         int n = warp_list(list_at, occupied, [&](int r, int k) {
             return (uint16_t)(r * X_ROW + X_AT + 4 * lane + k);
         });
-        n += warp_list(list_at + 2 * n, apron_held,
-                       [&](int r, int) { return (uint16_t)(r * X_ROW + apron_at); });
+        n += warp_list(list_at + 2 * n, apron_held, [&](int, int) { return (uint16_t)apron_at; });
         __syncwarp();
         for (int i0 = 0; i0 < n; i0 += 32) {
             bool listed = i0 + lane < n;
