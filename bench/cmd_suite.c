@@ -1,10 +1,6 @@
-/* stagebench suite FILE: a fixed list of runs (the regression gate's), each with repetitions in
- * separate processes, into one directory; stagebench calibrate: the same suite twice (an
- * A-vs-A) or existing records, turned into each benchmark's between-run spread and threshold.
- *
- * A suite file is one `stagebench run` per line, its arguments after the word `run`:
- *   procell --variant subtree-dfs --param histogram=${SB_SHARED_DATA}/UT1.txt --param t_max=240
- * '#' starts a comment; ${NAME} is the environment variable NAME (an unset one is an error). */
+/* stagebench suite FILE: a fixed list of runs (suite.h), each with repetitions in separate
+ * processes, into one directory; stagebench calibrate: the same suite twice (an A-vs-A) or
+ * existing records, turned into each benchmark's between-run spread and threshold. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,130 +9,33 @@
 #include "../harness/compare.h"
 #include "../harness/error.h"
 #include "../harness/json.h"
-#include "../harness/lines.h"
 #include "../harness/repeat.h"
 #include "commands.h"
 #include "runner.h"
-
-#define MAX_LINES 64
-#define MAX_FIELDS 48
-
-typedef struct suite_line {
-    long number;
-    int n;
-    char *field[MAX_FIELDS];
-} suite_line;
-
-typedef struct suite {
-    const char *path;
-    suite_line lines[MAX_LINES];
-    int n;
-} suite;
-
-/* field with every ${NAME} replaced by the environment's value; NULL (message) when unset. */
-static char *expand(const char *path, long number, const char *field)
-{
-    size_t cap = strlen(field) + 1, len = 0;
-    char *out = malloc(cap);
-    for (const char *c = field; out && *c;) {
-        const char *value = NULL, *end = NULL;
-        if (c[0] == '$' && c[1] == '{' && (end = strchr(c, '}'))) {
-            char name[128];
-            snprintf(name, sizeof name, "%.*s", (int)(end - c - 2), c + 2);
-            if (!(value = getenv(name))) {
-                free(out);
-                sb_fail("%s:%ld: ${%s} is not set: export %s (e.g. %s=...) before running the "
-                        "suite", path, number, name, name, name);
-                return NULL;
-            }
-        }
-        size_t add = value ? strlen(value) : 1;
-        if (len + add + 1 > cap) {
-            char *grown = realloc(out, cap = 2 * (len + add + 1));
-            if (!grown)
-                free(out);
-            out = grown;
-            if (!out)
-                break;
-        }
-        memcpy(out + len, value ? value : c, add);
-        len += add;
-        c = value ? end + 1 : c + 1;
-    }
-    if (!out) {
-        sb_fail("out of host memory reading %s", path);
-        return NULL;
-    }
-    out[len] = '\0';
-    return out;
-}
-
-static int on_line(void *ctx, long number, size_t length, char **field, int n)
-{
-    suite *s = ctx;
-    (void)length;
-    if (n == 0)
-        return 0;
-    if (n > MAX_FIELDS)
-        return sb_fail("%s:%ld: more than %d words: split the run", s->path, number, MAX_FIELDS);
-    if (s->n == MAX_LINES)
-        return sb_fail("%s:%ld: more than %d runs in one suite", s->path, number, MAX_LINES);
-    if (field[0][0] == '-')
-        return sb_fail("%s:%ld: a line starts with the workload (what follows `stagebench run`), "
-                       "not '%s'", s->path, number, field[0]);
-    suite_line *l = &s->lines[s->n++];
-    l->number = number;
-    for (int i = 0; i < n; i++) {
-        if (!strcmp(field[i], "--out") || !strncmp(field[i], "--repetitions", 13))
-            return sb_fail("%s:%ld: '%s' is the suite's to set (stagebench suite --out, "
-                           "--repetitions): take it out of the line", s->path, number, field[i]);
-        if (!(l->field[l->n++] = expand(s->path, number, field[i])))
-            return -1;
-    }
-    return 0;
-}
-
-static void free_suite(suite *s)
-{
-    for (int i = 0; i < s->n; i++)
-        for (int k = 0; k < s->lines[i].n; k++)
-            free(s->lines[i].field[k]);
-}
-
-static int read_suite(suite *s, const char *path)
-{
-    memset(s, 0, sizeof *s);
-    s->path = path;
-    char *field[MAX_FIELDS + 1];
-    if (sb_read_lines(path, field, MAX_FIELDS + 1, on_line, s) != 0)
-        return -1;
-    if (s->n == 0)
-        return sb_fail("%s: no runs (a line per run: the arguments of `stagebench run`)", path);
-    return 0;
-}
+#include "suite.h"
 
 /* Every line of the suite, each with `repetitions` processes, into dir/NN-<workload>.json;
  * `extra` options are added to every line. The worst exit status of the runs; 2 at once on a
  * line its run refused. */
-static int run_suite(const suite *s, int repetitions, const char *dir, char **extra, int nextra,
+static int run_suite(const sb_suite *s, int repetitions, const char *dir, char **extra, int nextra,
                      int quiet)
 {
     int worst = 0;
     char reps[16];
     snprintf(reps, sizeof reps, "%d", repetitions);
     for (int i = 0; i < s->n; i++) {
-        const suite_line *l = &s->lines[i];
+        const sb_suite_line *l = &s->lines[i];
         char out[4096], what[128];
         snprintf(out, sizeof out, "%s/%02d-%s.json", dir, i + 1, l->field[0]);
         if (sb_make_parent_dirs(out) != 0)
             return -1;
-        char *argv[MAX_FIELDS + 64];
+        char *argv[SB_SUITE_MAX_FIELDS + 64];
         int m = 0;
         argv[m++] = "stagebench";
         argv[m++] = "run";
         for (int k = 0; k < l->n; k++)
             argv[m++] = l->field[k];
-        for (int k = 0; k < nextra && m < MAX_FIELDS + 56; k++)
+        for (int k = 0; k < nextra && m < SB_SUITE_MAX_FIELDS + 56; k++)
             argv[m++] = extra[k];
         argv[m++] = "--repetitions";
         argv[m++] = reps;
@@ -236,10 +135,10 @@ int sb_cmd_suite(int argc, char **argv)
         fputs(suite_usage, stderr);
         return 2;
     }
-    suite s;
+    sb_suite s;
     char dir[2048];
-    if (read_suite(&s, a.file) != 0) {
-        free_suite(&s);
+    if (sb_suite_read(&s, a.file) != 0) {
+        sb_suite_free(&s);
         fprintf(stderr, "stagebench suite: %s\n", sb_error());
         return 2;
     }
@@ -248,7 +147,7 @@ int sb_cmd_suite(int argc, char **argv)
     else
         sb_default_run_path("suite", "", dir, sizeof dir);
     rc = run_suite(&s, a.repetitions, dir, a.extra, a.nextra, a.quiet);
-    free_suite(&s);
+    sb_suite_free(&s);
     if (rc < 0) {
         fprintf(stderr, "stagebench suite: %s\n", sb_error());
         return 2;
@@ -289,9 +188,9 @@ int sb_cmd_calibrate(int argc, char **argv)
     for (int i = 0; i < a.nfrom; i++)
         paths[i] = a.from[i];
     if (a.file) {
-        suite s;
-        if (read_suite(&s, a.file) != 0) {
-            free_suite(&s);
+        sb_suite s;
+        if (sb_suite_read(&s, a.file) != 0) {
+            sb_suite_free(&s);
             fprintf(stderr, "stagebench calibrate: %s\n", sb_error());
             return 2;
         }
@@ -306,7 +205,7 @@ int sb_cmd_calibrate(int argc, char **argv)
             int status = run_suite(&s, a.repetitions, halves[h], a.extra, a.nextra, a.quiet);
             rc = status < 0 || status == 2 ? status : rc > status ? rc : status;
         }
-        free_suite(&s);
+        sb_suite_free(&s);
         if (rc < 0 || rc == 2) {
             fprintf(stderr, "stagebench calibrate: %s\n", sb_error());
             return 2;

@@ -24,6 +24,7 @@ int sb_cmd_study(int argc, char **argv);
 int sb_cmd_compare(int argc, char **argv);
 int sb_cmd_suite(int argc, char **argv);
 int sb_cmd_calibrate(int argc, char **argv);
+int sb_cmd_gate(int argc, char **argv);
 int sb_cmd_plot(int argc, char **argv);
 int sb_cmd_history(int argc, char **argv);
 int sb_cmd_report(int argc, char **argv);

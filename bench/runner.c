@@ -446,7 +446,7 @@ static int run_isolated(const sb_point *p, const job *j, const sb_variant *ref, 
 
     sb_child_end end;
     double limit = sb_variant_time_limit(p->opt);
-    if (sb_run_isolated(argv, SB_ISOLATED_ENV, j->suffix, limit, &end) != 0)
+    if (sb_run_isolated(NULL, argv, SB_ISOLATED_ENV, j->suffix, NULL, limit, &end) != 0)
         goto done;
     int counts[4] = {0, 0, 0, 0};
     int merged = sb_records_merge(records, out, counts);

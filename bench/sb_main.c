@@ -13,6 +13,7 @@ static const char usage[] =
     "  compare <base> <new> [options]   exit 1 on a significant regression\n"
     "  suite <file> [--repetitions N]   a fixed list of runs, repeated in separate processes\n"
     "  calibrate <suite>|--from ...     the noise between runs: thresholds for compare\n"
+    "  gate <suite> --base P --head P   two builds in one session: SAME/SLOWER/FASTER/UNSURE\n"
     "  plot <records.json>... [options] gnuplot figures (PNG and SVG)\n"
     "  history add|show|check <db> ...  the performance history and its change points\n"
     "  report DIR... [--out OUTDIR]     a page per GPU (markdown, HTML) of study outputs\n"
@@ -38,6 +39,7 @@ int sb_main(int argc, char **argv)
                                           {"compare", sb_cmd_compare},
                                           {"suite", sb_cmd_suite},
                                           {"calibrate", sb_cmd_calibrate},
+                                          {"gate", sb_cmd_gate},
                                           {"plot", sb_cmd_plot},
                                           {"history", sb_cmd_history},
                                           {"report", sb_cmd_report}};

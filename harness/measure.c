@@ -293,6 +293,9 @@ static int sampler_sample(void *ctx, int runs, int warmup, double *time_s, doubl
         c->mhz[c->mhz_n++] = mhz_before;
         c->mhz[c->mhz_n++] = mhz_after;
         c->res->throttled_samples += slow_before || slow_after;
+        unsigned celsius;
+        if (sb_smclock_temperature(c->clock, &celsius) == 0 && celsius > c->res->temperature_c_max)
+            c->res->temperature_c_max = celsius;
     }
     return 0;
 }

@@ -117,6 +117,7 @@ typedef struct sb_result {
     int clock_available;
     double sm_mhz_min, sm_mhz_median, sm_mhz_max;
     int throttled_samples;
+    double temperature_c_max; /* the hottest the GPU was after a sample; 0: not known */
     size_t peak_tracked_bytes;
     long long memgetinfo_delta_bytes;
     sb_transfers transfers;    /* per run */

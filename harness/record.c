@@ -232,11 +232,13 @@ static json_t *benchmark_json(const sb_result *res)
     json_object_set_new(sb, "time", stats_json(&res->time, res->time_samples, res->nsamples));
     json_object_set_new(sb, "wall", stats_json(&res->wall, res->wall_samples, res->nsamples));
     json_object_set_new(sb, "clock",
-                        json_pack("{s:b, s:o, s:o, s:o, s:i}", "available", res->clock_available,
-                                  "sm_mhz_min", number(res->sm_mhz_min), "sm_mhz_median",
-                                  number(res->sm_mhz_median), "sm_mhz_max",
+                        json_pack("{s:b, s:o, s:o, s:o, s:i, s:o}", "available",
+                                  res->clock_available, "sm_mhz_min", number(res->sm_mhz_min),
+                                  "sm_mhz_median", number(res->sm_mhz_median), "sm_mhz_max",
                                   number(res->sm_mhz_max), "throttled_samples",
-                                  res->throttled_samples));
+                                  res->throttled_samples, "temperature_c_max",
+                                  res->temperature_c_max > 0 ? json_real(res->temperature_c_max)
+                                                             : json_null()));
     json_object_set_new(sb, "memory",
                         json_pack("{s:I, s:I}", "peak_tracked_bytes",
                                   (json_int_t)res->peak_tracked_bytes, "memgetinfo_delta_bytes",

@@ -1,6 +1,7 @@
 #include "repeat.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <time.h>
@@ -71,16 +72,21 @@ static int run_self(char *const argv[], const char *repetition, const char *what
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-int sb_run_isolated(char *const argv[], const char *env_name, const char *env_value,
-                    double limit_s, sb_child_end *end)
+int sb_run_isolated(const char *program, char *const argv[], const char *env_name,
+                    const char *env_value, const char *log_path, double limit_s,
+                    sb_child_end *end)
 {
     char self[4096];
     memset(end, 0, sizeof *end);
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len <= 0)
-        return sb_fail("cannot find this executable (/proc/self/exe: %s) to isolate a variant",
-                       strerror(errno));
-    self[len] = '\0';
+    if (program) {
+        snprintf(self, sizeof self, "%s", program);
+    } else {
+        ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (len <= 0)
+            return sb_fail("cannot find this executable (/proc/self/exe: %s) to isolate a "
+                           "variant", strerror(errno));
+        self[len] = '\0';
+    }
     fflush(NULL);
     pid_t parent = getpid();
     double start = sb_now();
@@ -96,6 +102,14 @@ int sb_run_isolated(char *const argv[], const char *env_name, const char *env_va
             _exit(127);
         if (env_name)
             setenv(env_name, env_value ? env_value : "", 1);
+        if (log_path) {
+            int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+            if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0) {
+                fprintf(stderr, "stagebench: cannot write %s: %s\n", log_path, strerror(errno));
+                _exit(127);
+            }
+            close(fd);
+        }
         execv(self, argv);
         fprintf(stderr, "stagebench: cannot run %s: %s\n", self, strerror(errno));
         _exit(127);

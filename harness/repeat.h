@@ -36,13 +36,15 @@ typedef struct sb_child_end {
     double seconds;
 } sb_child_end;
 
-/* Runs argv (argv[0] replaced by this executable) in a process group of its own, with
- * env_name=env_value in its environment, and waits at most limit_s seconds (0: no limit): past
+/* Runs argv with `program` (NULL: this executable) in a process group of its own, with
+ * env_name=env_value (if not NULL) in its environment, its output appended to log_path (NULL:
+ * this process's), and waits at most limit_s seconds (0: no limit): past
  * it the whole group is killed (SIGKILL). The child dies with this process (PR_SET_PDEATHSIG),
  * so a parent killed at any moment leaves no variant running. -1 with a message when it could
  * not start; otherwise 0 and *end says how it ended. */
-int sb_run_isolated(char *const argv[], const char *env_name, const char *env_value,
-                    double limit_s, sb_child_end *end);
+int sb_run_isolated(const char *program, char *const argv[], const char *env_name,
+                    const char *env_value, const char *log_path, double limit_s,
+                    sb_child_end *end);
 /* "SIGSEGV" for 11, ...; "a signal" for the unusual. */
 const char *sb_signal_name(int sig);
 

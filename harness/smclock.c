@@ -9,13 +9,15 @@ typedef int (*nvml_init_fn)(void);
 typedef int (*nvml_by_uuid_fn)(const char *uuid, void **device);
 typedef int (*nvml_clock_fn)(void *device, int clock_type, unsigned *mhz);
 typedef int (*nvml_reasons_fn)(void *device, unsigned long long *reasons);
+typedef int (*nvml_temperature_fn)(void *device, int sensor, unsigned *celsius);
 
-enum { NVML_SUCCESS = 0, NVML_CLOCK_SM = 1 };
+enum { NVML_SUCCESS = 0, NVML_CLOCK_SM = 1, NVML_TEMPERATURE_GPU = 0 };
 /* SwPowerCap | HwSlowdown | SwThermalSlowdown | HwThermalSlowdown | HwPowerBrakeSlowdown */
 #define SLOWDOWN_REASONS 0xecull
 
 static nvml_clock_fn get_clock;
 static nvml_reasons_fn get_reasons;
+static nvml_temperature_fn get_temperature;
 
 void sb_smclock_open(sb_smclock *c, const char *uuid)
 {
@@ -35,6 +37,7 @@ void sb_smclock_open(sb_smclock *c, const char *uuid)
         get_reasons = (nvml_reasons_fn)dlsym(lib, "nvmlDeviceGetCurrentClocksEventReasons");
         if (!get_reasons)
             get_reasons = (nvml_reasons_fn)dlsym(lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
+        get_temperature = (nvml_temperature_fn)dlsym(lib, "nvmlDeviceGetTemperature");
     }
     nvml_by_uuid_fn by_uuid = lib ? (nvml_by_uuid_fn)dlsym(lib, "nvmlDeviceGetHandleByUUID") : NULL;
     if (!by_uuid || !get_clock || by_uuid(uuid, &c->device) != NVML_SUCCESS)
@@ -52,5 +55,14 @@ int sb_smclock_read(const sb_smclock *c, unsigned *mhz, int *throttled)
         return -1;
     if (get_reasons && get_reasons(c->device, &reasons) == NVML_SUCCESS)
         *throttled = (reasons & SLOWDOWN_REASONS) != 0;
+    return 0;
+}
+
+int sb_smclock_temperature(const sb_smclock *c, unsigned *celsius)
+{
+    *celsius = 0;
+    if (!c->available || !get_temperature ||
+        get_temperature(c->device, NVML_TEMPERATURE_GPU, celsius) != NVML_SUCCESS)
+        return -1;
     return 0;
 }

@@ -12,5 +12,7 @@ typedef struct sb_smclock {
 void sb_smclock_open(sb_smclock *c, const char *uuid);
 /* Current SM clock (MHz) and whether a power, thermal or hardware slowdown is active. */
 int sb_smclock_read(const sb_smclock *c, unsigned *mhz, int *throttled);
+/* The GPU's temperature (degrees Celsius); -1 where NVML cannot say. */
+int sb_smclock_temperature(const sb_smclock *c, unsigned *celsius);
 
 #endif
