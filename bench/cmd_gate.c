@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <jansson.h>
 
 #include "../harness/error.h"
@@ -359,6 +360,8 @@ static void write_summary(FILE *out, const gate_ctx *c, const sb_gate *g, const 
             count_verdict(g, SB_GATE_SLOWER), count_verdict(g, SB_GATE_FASTER),
             count_verdict(g, SB_GATE_SAME), count_verdict(g, SB_GATE_UNSURE),
             count_verdict(g, SB_GATE_NOW_INVALID), count_verdict(g, SB_GATE_NOT_COMPARABLE));
+    if (o->family > m)
+        m = o->family;
     double level = 1 - o->alpha / (m > 0 ? m : 1);
     fprintf(out, "- **Method:** ratio head / base, the geometric mean of the rounds' pairs; its "
             "interval at %.2f %% (family-wise %g over %d benchmarks). SLOWER: the whole interval "
@@ -602,9 +605,12 @@ static const char usage[] =
     "  --max-rounds N    the cap (default 40)\n"
     "  --redo N          rounds a line may measure again for hygiene (default 3)\n"
     "  --benchmark GLOB  only the benchmarks GLOB matches (lines and --variant narrowed)\n"
+    "  --family N        spread alpha over N benchmarks (default: those decided), e.g. the\n"
+    "                    whole suite's count when --benchmark takes part of it\n"
     "  --time-limit S    start no round after S seconds (the decision takes what it has)\n"
     "  --process-timeout S  a process is killed after S seconds (default 600)\n"
-    "  --replay DIR      decide from DIR's process records (a gate's), running nothing\n"
+    "  --replay DIR      decide from DIR's process records (a gate's), running nothing;\n"
+    "                    with --out, replay.json and replay.md go there (DIR is not written)\n"
     "  --decisions N     with --replay: up to N decisions one after another over disjoint\n"
     "                    rounds, a JSON line each (the gate's proof)\n"
     "  --quiet           no line per process\n"
@@ -632,7 +638,7 @@ static int parse_args(int argc, char **argv, gate_args *a)
                                              "--benchmark", "--threshold", "--same-within",
                                              "--alpha", "--rounds", "--step", "--max-rounds",
                                              "--redo", "--time-limit", "--process-timeout",
-                                             "--decisions"};
+                                             "--decisions", "--family"};
         int known = -1;
         for (int k = 0; k < (int)(sizeof valued / sizeof valued[0]); k++)
             if (!strcmp(arg, valued[k]))
@@ -656,6 +662,7 @@ static int parse_args(int argc, char **argv, gate_args *a)
         case 12: rc = parse_number(arg, value, 0, 1e7, &a->time_limit); break;
         case 13: rc = parse_number(arg, value, 1, 1e7, &a->process_timeout); break;
         case 14: rc = parse_number(arg, value, 1, 1e6, &x), a->decisions = (int)x; break;
+        case 15: rc = parse_number(arg, value, 0, SB_GATE_MAX_BENCHES, &x), a->opt.family = (int)x; break;
         default:
             if (arg[0] != '-' && !a->suite) {
                 a->suite = arg;
@@ -682,6 +689,10 @@ static int parse_args(int argc, char **argv, gate_args *a)
                        "(see stagebench gate --help)");
     if (a->decisions && !a->replay)
         return sb_fail("--decisions goes with --replay DIR");
+    for (int side = 0; side < 2 && !a->replay; side++)
+        if (access(a->program[side], X_OK) != 0)
+            return sb_fail("--%s %s: not a program this user can run", side_names[side],
+                           a->program[side]);
     return 0;
 }
 
@@ -784,12 +795,15 @@ int sb_cmd_gate(int argc, char **argv)
         fclose(c.log);
     if (rc == 0 && !a.decisions) {
         sb_gate_decide(&g);
+        /* a replay writes only where --out says, never into the records it reads */
+        const char *to = a.replay ? a.out : c.dir;
         char path[2100];
         if (!a.replay && merge_sides(&c) != 0)
             rc = -1;
         json_t *doc = gate_json(&c, &g);
-        snprintf(path, sizeof path, "%s/%s", c.dir, a.replay ? "replay.json" : "gate.json");
-        if (rc == 0 && (!doc || sb_json_write_atomic(path, doc) != 0))
+        snprintf(path, sizeof path, "%s/%s", to ? to : "", a.replay ? "replay.json" : "gate.json");
+        if (rc == 0 && to && (!doc || sb_make_parent_dirs(path) != 0 ||
+                              sb_json_write_atomic(path, doc) != 0))
             rc = -1;
         json_decref(doc);
         char *text = NULL;
@@ -799,8 +813,8 @@ int sb_cmd_gate(int argc, char **argv)
             write_summary(mem, &c, &g, a.replay ? NULL : &s);
             fclose(mem);
         }
-        snprintf(path, sizeof path, "%s/%s", c.dir, a.replay ? "replay.md" : "summary.md");
-        if (rc == 0 && (!text || sb_write_atomic(path, text, len) != 0))
+        snprintf(path, sizeof path, "%s/%s", to ? to : "", a.replay ? "replay.md" : "summary.md");
+        if (rc == 0 && (!text || (to && sb_write_atomic(path, text, len) != 0)))
             rc = -1;
         if (rc == 0)
             fputs(text, stdout);

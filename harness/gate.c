@@ -30,6 +30,8 @@ int sb_gate_check_options(const sb_gate_options *o)
                        o->threshold, o->same_within);
     if (!(o->alpha > 0 && o->alpha < 0.5))
         return sb_fail("--alpha must be in (0, 0.5); got %g", o->alpha);
+    if (o->family < 0 || o->family > SB_GATE_MAX_BENCHES)
+        return sb_fail("--family must be from 0 to %d; got %d", SB_GATE_MAX_BENCHES, o->family);
     if (o->rounds < 3 || o->max_rounds < o->rounds || o->max_rounds > SB_GATE_MAX_ROUNDS ||
         o->step < 1)
         return sb_fail("rounds: --rounds (%d) from 3, --max-rounds (%d) from --rounds to %d, "
@@ -210,6 +212,8 @@ void sb_gate_decide(sb_gate *g)
             m++;
         }
     }
+    if (o->family > m)
+        m = o->family;
     double p[SB_GATE_MAX_BENCHES], adjusted[SB_GATE_MAX_BENCHES];
     int k = 0;
     for (int i = 0; i < g->nbenches; i++) {

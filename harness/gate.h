@@ -50,6 +50,8 @@ typedef struct sb_gate_options {
     int rounds;         /* rounds before the first decision (default 6) */
     int step;           /* rounds added to a line with an UNSURE benchmark (default 3) */
     int max_rounds;     /* the cap (default 40) */
+    int family;         /* benchmarks alpha is spread over (0: those decided); a replay of part
+                           of a suite gives the whole suite's count, as the live gate had it */
 } sb_gate_options;
 
 /* The defaults above. */
