@@ -193,7 +193,7 @@ static int cupti_failed(CUptiResult r, const char *call, int device)
     case CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED:
         sb_fail("hardware counters unavailable on device %d: CUPTI's Event/Metric API does not "
                 "serve it (%s: %s); it needs compute capability < 7.5 and CUDA 12 or older "
-                "(`sh bench/legacy-build` builds with CUDA 11.8)",
+                "(`sh bench/scripts/legacy-build` builds with CUDA 11.8)",
                 device, call, result_string(r));
         return SB_COUNTERS_UNAVAILABLE;
     case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:

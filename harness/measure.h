@@ -36,7 +36,7 @@ typedef struct sb_measure_options {
     int timed_kernels;
     /* Processes the command runs in, each its own repetition (harness/repeat.h); 1: this one. */
     int repetitions;
-    /* Each variant (on each device) in a process of its own (bench/runner.h): 1 for studies,
+    /* Each variant (on each device) in a process of its own (bench/run/runner.h): 1 for studies,
      * 0 for `run` unless --isolate. */
     int isolate;
     /* Seconds an isolated variant's process may take before it is killed; 0: the default,

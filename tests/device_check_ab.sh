@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/device-check ab as a GPU session would run it, on CPU runs: three builds (copies of this
+# bench/scripts/device-check ab as a GPU session would run it, on CPU runs: three builds (copies of this
 # stagebench) timed in turn, a record a build a repetition, each compared with the first, the
 # records bundled into $OUT; two builds keep the names and the compare file of the two-build
 # form; a missing build and a single one refused in one summary line, nothing timed.
@@ -9,7 +9,7 @@ sb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 src=$(cd "$(dirname "$0")/.." && pwd)
 . "$(dirname "$0")/shlib.sh"
 
-# device-check runs from a repository root holding .carry/sb (bench/pack-for-device's)
+# device-check runs from a repository root holding .carry/sb (bench/scripts/pack-for-device's)
 root=$tmp/root
 mkdir -p "$root/.carry/sb" "$tmp/builds"
 ln -s "$src/bench" "$root/bench"
@@ -20,7 +20,7 @@ check_ab() { # SB_AB_BUILDS reps -> device-check ab in $tmp/work, bundle in $tmp
     rm -rf "$tmp/work" "$tmp/bundle"
     n=$((n + 1))
     (cd "$root" && SB_WORK="$tmp/work" OUT="$tmp/bundle" SB_AB_BUILDS="$1" SB_AB_REPS="$2" \
-        SB_AB_RUNS="$run" sh bench/device-check ab) > "$tmp/out" 2> "$tmp/err" ||
+        SB_AB_RUNS="$run" sh bench/scripts/device-check ab) > "$tmp/out" 2> "$tmp/err" ||
         fail "device-check ab with SB_AB_BUILDS='$1': exit $?"
 }
 

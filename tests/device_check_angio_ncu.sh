@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/device-check angio-ncu's run, on a machine without a GPU: a stand-in for ncu on PATH that
+# bench/scripts/device-check angio-ncu's run, on a machine without a GPU: a stand-in for ncu on PATH that
 # notes its arguments. By default Nsight Compute profiles one step of 2^20 random cells, every
 # kernel; SB_ANGIO_NCU_RUN, SB_ANGIO_NCU_LAUNCHES and SB_ANGIO_NCU_VARIANT choose another run,
 # the kernels of it and the stage (the tumour's one validation step, docs/angio.md).
@@ -19,7 +19,7 @@ profile() { # [VAR=VALUE...] -> the profiling run's ncu arguments in $tmp/args
     n=$((n + 1))
     rm -rf "$tmp/work" "$tmp/ncu-args"
     (cd "$root" && env PATH="$tmp/bin:$PATH" NCU_ARGS="$tmp/ncu-args" SB_WORK="$tmp/work" \
-        OUT="$tmp/bundle" "$@" sh bench/device-check angio-ncu) > "$tmp/out" 2> "$tmp/err" ||
+        OUT="$tmp/bundle" "$@" sh bench/scripts/device-check angio-ncu) > "$tmp/out" 2> "$tmp/err" ||
         fail "device-check angio-ncu $*: exit $?"
     grep -- " -o " "$tmp/ncu-args" > "$tmp/args" || fail "no profiling run among ncu's calls"
     grep -q "^angio-ncu [a-z]*: ncu exit 0" "$tmp/work/summary.txt" ||

@@ -1,10 +1,10 @@
 #!/bin/sh
-# bench/device-check sanitize's verdicts, on a machine without a GPU: stand-ins for
+# bench/scripts/device-check sanitize's verdicts, on a machine without a GPU: stand-ins for
 # compute-sanitizer and nvidia-smi on PATH. A run that writes a valid record for every stage
 # asked for and a tool summary of 0 errors reads clean; one cut off by SB_SANITIZE_LIMIT reads
 # FAILED, says it went past its limit and names the stages without a record (the first of them
 # was running); one whose tool counted errors reads FAILED. rdme-sanitize runs the Min system in
-# both site formats and bench/rdme-strips.rdme under each tool.
+# both site formats and bench/suites/rdme-strips.rdme under each tool.
 #   usage: sh tests/device_check_sanitize.sh   (from the source root)
 set -u
 . "$(dirname "$0")/shlib.sh"
@@ -38,7 +38,7 @@ check() { # STANDIN STEP [VAR=VALUE...]: device-check STEP with the tool's stand
     shift 2
     rm -rf "$tmp/work"
     (cd "$root" && env PATH="$tmp/bin:$PATH" STANDIN="$standin" SB_WORK="$tmp/work" \
-        OUT="$tmp/bundle" "$@" sh bench/device-check "$step") > "$tmp/out" 2> "$tmp/err" ||
+        OUT="$tmp/bundle" "$@" sh bench/scripts/device-check "$step") > "$tmp/out" 2> "$tmp/err" ||
         fail "device-check $step with the $standin stand-in: exit $?"
 }
 

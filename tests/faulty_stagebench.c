@@ -1,6 +1,6 @@
 /* stagebench with one more workload, `faulty`, whose variants really fault, on the CPU and on the
  * GPU: a test executable only (tests/isolation.sh, tests/isolation_gpu.sh, tests/kill_records.sh),
- * never the product. It registers the workload and runs stagebench's own main (bench/sb_main.c).
+ * never the product. It registers the workload and runs stagebench's own main (bench/cli/sb_main.c).
  *
  * The output is n doubles, out[i] = sin(i * seed) summed `work` times over; each run takes about
  * `delay_ms` more (sleeping), so that tests can kill a run part way. The variants:
@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../bench/commands.h"
+#include "../bench/cli/commands.h"
 #include "../harness/error.h"
 #include "../harness/json.h"
 #include "../harness/registry.h"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# stagebench gate, bench/ci-gate and bench/gate-bisect on stand-in builds (tests/gate/
+# stagebench gate, bench/scripts/ci-gate and bench/scripts/gate-bisect on stand-in builds (tests/gate/
 # fake_stagebench.py: records in stagebench's shape at levels each build's JSON sets), no GPU:
 # the processes' order (A B, B A, ...), SAME, SLOWER, FASTER, UNSURE with its added rounds,
 # NOW-INVALID, a head that refuses its line, hygiene (a throttled round measured again), the
@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/shlib.sh"
 fake=$here/gate/fake_stagebench.py
 
-# The proof's patches still apply to this tree (bench/gate-proof build).
+# The proof's patches still apply to this tree (bench/scripts/gate-proof build).
 if git -C "$here/.." rev-parse --git-dir >/dev/null 2>&1; then
     for p in "$here"/gate-patches/*.patch; do
         git -C "$here/.." apply --check "$p" || fail "$p no longer applies: remake it on this tree"
@@ -123,35 +123,35 @@ one_line_naming "same-within"
 expect 2 "an existing folder" gate same avsa
 one_line_naming "give --out a new folder"
 
-# bench/ci-gate: 77 without a GPU; with the builds given, its exit is the gate's.
+# bench/scripts/ci-gate: 77 without a GPU; with the builds given, its exit is the gate's.
 export SB_STAGEBENCH="$sb" SB_GATE_SUITE="$tmp/suite" SB_GATE_RUN_OPTIONS="--warm"
-SB_NVIDIA_SMI=false expect 77 "no GPU" sh bench/ci-gate --no-build
+SB_NVIDIA_SMI=false expect 77 "no GPU" sh bench/scripts/ci-gate --no-build
 grep -q "skipped" "$tmp/out" || fail "the no-GPU message says skipped"
 printf '#!/bin/sh\necho "NVIDIA-SMI has failed because it couldn'"'"'t communicate with the NVIDIA driver."\nexit 9\n' > "$tmp/nvidia-smi"
 chmod +x "$tmp/nvidia-smi"
-SB_NVIDIA_SMI="$tmp/nvidia-smi" expect 77 "nvidia-smi without a driver" sh bench/ci-gate --no-build
+SB_NVIDIA_SMI="$tmp/nvidia-smi" expect 77 "nvidia-smi without a driver" sh bench/scripts/ci-gate --no-build
 printf '#!/bin/sh\necho "Fake GPU"\n' > "$tmp/gpu-smi"
 chmod +x "$tmp/gpu-smi"
 export SB_NVIDIA_SMI="$tmp/gpu-smi"
-expect 1 "ci-gate: a slow head" sh bench/ci-gate --base-program "$tmp/base" --head-program "$tmp/slow" \
+expect 1 "ci-gate: a slow head" sh bench/scripts/ci-gate --base-program "$tmp/base" --head-program "$tmp/slow" \
     --out "$tmp/ci-slow" --history "$tmp/h.sqlite" --baseline "$tmp/nobaseline"
 grep -q "Verdict: regression" "$tmp/out" || fail "ci-gate: regression"
 grep -q "### Trend (not the verdict)" "$tmp/out" || fail "ci-gate: the trend section"
 grep -q "No committed baseline" "$tmp/out" || fail "ci-gate: says there is no baseline"
-expect 0 "ci-gate: the same head" sh bench/ci-gate --base-program "$tmp/base" --head-program "$tmp/same" \
+expect 0 "ci-gate: the same head" sh bench/scripts/ci-gate --base-program "$tmp/base" --head-program "$tmp/same" \
     --out "$tmp/ci-same" --history "$tmp/h.sqlite" --baseline "$tmp/baseline" --update-baseline
 [ -f "$tmp/baseline/calibration.json" ] && [ -f "$tmp/baseline/01-w1.json" ] || fail "--update-baseline writes the baseline"
 # --records: decided again from a gate's folder, written to --out only; relative paths from
 # another folder
 before=$(ls -R "$tmp/ci-slow/gate" | md5sum)
-(cd "$tmp" && expect 1 "ci-gate --records" sh "$here/../bench/ci-gate" --records ci-slow/gate --out again \
+(cd "$tmp" && expect 1 "ci-gate --records" sh "$here/../bench/scripts/ci-gate" --records ci-slow/gate --out again \
     --history h.sqlite --baseline baseline)
 [ -f "$tmp/again/replay.json" ] || fail "ci-gate --records: the replay in --out"
 [ "$(ls -R "$tmp/ci-slow/gate" | md5sum)" = "$before" ] || fail "ci-gate --records wrote into the records"
 grep -q "The committed baseline" "$tmp/again/summary.md" || fail "the trend names the baseline and its age"
 unset SB_GATE_SUITE
 
-# bench/gate-bisect on a scratch history of 8 commits; commit 5 makes w1/a 5 % slower.
+# bench/scripts/gate-bisect on a scratch history of 8 commits; commit 5 makes w1/a 5 % slower.
 repo=$tmp/repo
 mkdir -p "$repo" && cd "$repo" || fail "scratch repository"
 git init -q . && git config user.email t@t && git config user.name t
@@ -167,12 +167,12 @@ done
 export SB_GATE_BUILD='mkdir -p "$SB_BUILD_DIR" && printf "#!/bin/sh\nFAKE_BUILD=%s exec python3 %s \"\$@\"\n" "$PWD/fake-build.json" "'"$fake"'" > "$SB_BUILD_DIR/stagebench" && chmod +x "$SB_BUILD_DIR/stagebench"'
 printf 'w1 --variant a,b --param n=1\nw2 --variant c\n' > "$tmp/bisect.suite"
 export SB_GATE_SUITE="$tmp/bisect.suite"
-expect 0 "bisect finds the slow commit" sh "$here/../bench/ci-gate" --bisect "$c0" "$c7" --benchmark 'w1/a/*' --out "$tmp/bisect"
+expect 0 "bisect finds the slow commit" sh "$here/../bench/scripts/ci-gate" --bisect "$c0" "$c7" --benchmark 'w1/a/*' --out "$tmp/bisect"
 grep -q "First slow commit: \`$c5\`" "$tmp/out" || fail "bisect names commit 5 ($c5)"
 [ "$(git status --porcelain)" = "" ] || fail "the bisect left the scratch checkout as it was"
 [ "$(git rev-parse HEAD)" = "$c7" ] || fail "the checkout's HEAD untouched"
-expect 1 "nothing to bisect" sh "$here/../bench/gate-bisect" "$c0" "$c4" --benchmark 'w1/a/*' --out "$tmp/bisect2"
+expect 1 "nothing to bisect" sh "$here/../bench/scripts/gate-bisect" "$c0" "$c4" --benchmark 'w1/a/*' --out "$tmp/bisect2"
 grep -q "nothing to bisect" "$tmp/out" || fail "BAD not slower: nothing to bisect"
-expect 2 "GOOD after BAD" sh "$here/../bench/gate-bisect" "$c7" "$c0" --benchmark 'w1/a/*' --out "$tmp/bisect3"
+expect 2 "GOOD after BAD" sh "$here/../bench/scripts/gate-bisect" "$c7" "$c0" --benchmark 'w1/a/*' --out "$tmp/bisect3"
 one_line_naming "not an ancestor"
 echo "gate: $n commands checked"

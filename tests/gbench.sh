@@ -8,7 +8,7 @@ gb=$1
 compare=/usr/share/benchmark/compare.py
 data=${SB_SHARED_DATA:-}
 if [ ! -f "$compare" ]; then
-    echo "SKIPPED: $compare is missing: install the Debian package libbenchmark-tools (bench/setup-deps does)"
+    echo "SKIPPED: $compare is missing: install the Debian package libbenchmark-tools (bench/scripts/setup-deps does)"
     exit 77
 fi
 if [ -z "$data" ] || [ ! -d "$data" ]; then
@@ -66,7 +66,7 @@ for b in runs:
 
 # Google's compare.py reads the two runs and prints its U test (Mann-Whitney) rows.
 if ! /usr/bin/python3 -c "import scipy" 2>/dev/null; then
-    echo "SKIPPED: compare.py needs scipy: install the Debian package python3-scipy (bench/setup-deps does)"
+    echo "SKIPPED: compare.py needs scipy: install the Debian package python3-scipy (bench/scripts/setup-deps does)"
     exit 77
 fi
 expect 0 "compare.py" /usr/bin/python3 "$compare" benchmarks "$tmp/a.json" "$tmp/b.json"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/goals-table on committed H100 records (the figures issue 21 started from): each figure is
+# bench/tools/goals-table on committed H100 records (the figures issue 21 started from): each figure is
 # read from its record, every goal is judged missed, the exit is 1; no records is exit 2; a
 # directory with every goal met is exit 0; the tumour's reference with its median's interval.
 set -u
@@ -10,13 +10,13 @@ base=results/baselines/h100-80gb-hbm3
 fail() { echo "goals_table: $*" >&2; exit 1; }
 
 mkdir "$dir/none"
-python3 bench/goals-table "$dir/none" > /dev/null 2>&1
+python3 bench/tools/goals-table "$dir/none" > /dev/null 2>&1
 [ $? -eq 2 ] || fail "a directory without records should exit 2"
 
 mkdir "$dir/h100"
 cp $base/rdme-study/fig5.json $base/rdme-min/min.json $base/angio/angio-tumour.json \
     $base/angio/angio-random-cells-cells1048576.json "$dir/h100/"
-python3 bench/goals-table "$dir/h100" > "$dir/table.md"
+python3 bench/tools/goals-table "$dir/h100" > "$dir/table.md"
 rc=$?
 [ $rc -eq 1 ] || fail "goals missed should exit 1, got $rc"
 for want in '| rdme-floor |.*| 44.8 % | no |' '| min |.*| 4,159 | no |' \
@@ -26,7 +26,7 @@ for want in '| rdme-floor |.*| 44.8 % | no |' '| min |.*| 4,159 | no |' \
 done
 
 # a goals run's records (H200, d696974): the tumour's reference with how well its median is known
-python3 bench/goals-table results/baselines/h200/goals-d696974 > "$dir/h200.md"
+python3 bench/tools/goals-table results/baselines/h200/goals-d696974 > "$dir/h200.md"
 grep -q -- '| tumour |.*| 98x (46; ±4.0 %) | no |' "$dir/h200.md" ||
     fail "no tumour line with the reference's interval in: $(cat "$dir/h200.md")"
 
@@ -54,7 +54,7 @@ for name in os.listdir(src):
                 s["time"]["median"] *= 2
     json.dump(doc, open(os.path.join(dst, name), "w"))
 PY
-python3 bench/goals-table "$dir/met" > "$dir/met.md"
+python3 bench/tools/goals-table "$dir/met" > "$dir/met.md"
 rc=$?
 [ $rc -eq 0 ] || fail "every goal met should exit 0, got $rc: $(cat "$dir/met.md")"
 grep -q '^5 of 5 goals met' "$dir/met.md" || fail "no '5 of 5' in $(cat "$dir/met.md")"

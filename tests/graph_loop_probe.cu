@@ -2,7 +2,7 @@
  * memory with a barrier every thread reaches, run three times either as plain launches or as the
  * body of a device-side while loop (a conditional graph node, as RDME's one-GPU gpu-graph and
  * gpu-fused run their steps). racecheck and synccheck should find nothing in either; if they
- * report errors only for the loop, the tool, not the kernel, is at fault (bench/device-check
+ * report errors only for the loop, the tool, not the kernel, is at fault (bench/scripts/device-check
  * sanitize runs both).
  *   graph_loop_probe plain|loop      exit 0: the exchange's result is right */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/kernel-sizes as a developer runs it before taking a kernel change to the GPU: every RDME
+# bench/tools/kernel-sizes as a developer runs it before taking a kernel change to the GPU: every RDME
 # kernel listed with its size, registers, stack and spills (sm_90, and sm_80 for an older GPU);
 # bad arguments refused in one line.
 #   usage: sh tests/kernel_sizes.sh   (from the source root)
@@ -24,16 +24,16 @@ assert any(n.startswith("overflow_push(") for n in rows), "overflow_push missing
 assert any(n.startswith("step_done(") for n in rows), "step_done missing"
 PY
 }
-expect 0 "sm_90, this tree" sh bench/kernel-sizes
+expect 0 "sm_90, this tree" sh bench/tools/kernel-sizes
 cp "$tmp/out" "$tmp/sm90"
 check "$tmp/sm90"
-expect 0 "sm_80" sh bench/kernel-sizes . 80
+expect 0 "sm_80" sh bench/tools/kernel-sizes . 80
 check "$tmp/out"
 cmp -s "$tmp/out" "$tmp/sm90" && fail "sm_80 and sm_90 gave the same code"
-expect 2 "sm_60" sh bench/kernel-sizes . 60
+expect 2 "sm_60" sh bench/tools/kernel-sizes . 60
 one_line_naming "sm_60"
-expect 2 "not a tree" sh bench/kernel-sizes "$tmp"
+expect 2 "not a tree" sh bench/tools/kernel-sizes "$tmp"
 one_line_naming "no variants/rdme/kernels.cu"
-expect 2 "no such directory" sh bench/kernel-sizes "$tmp/none"
+expect 2 "no such directory" sh bench/tools/kernel-sizes "$tmp/none"
 one_line_naming "no directory"
 echo "kernel_sizes: $n commands checked"

@@ -94,7 +94,7 @@ for path, machines, variants in zip(sys.argv[1:], (2, 2, 1), (17, 16, 17)): # sp
     assert len(colour) == variants and len(set(colour.values())) == variants, (path, colour)
 PY
 
-# bench/cross-device over the committed H100 thesis study and a copy of it named as another GPU,
+# bench/scripts/cross-device over the committed H100 thesis study and a copy of it named as another GPU,
 # its GPU times 0.9x: figs. 3.12-3.13 a line per stage and GPU, compare's cross-device table.
 h100=results/baselines/h100-80gb-hbm3/thesis-study
 mkdir -p "$tmp/other"
@@ -111,13 +111,13 @@ for run in ("ut1", "dox"):
             t["samples"] = [x * 0.9 for x in t["samples"]]
     json.dump(d, open("%s/%s.json" % (sys.argv[2], run), "w"))
 PY
-expect 0 "cross-device" sh bench/cross-device "$h100" "$tmp/other" "$tmp/x" "$sb"
+expect 0 "cross-device" sh bench/scripts/cross-device "$h100" "$tmp/other" "$tmp/x" "$sb"
 for f in fig3.12a fig3.12b fig3.13a fig3.13b; do
     grep -q "# index .*: gpu-histogram@other-gpu" "$tmp/x/$f.dat" || fail "$f: a line for gpu-histogram on the other GPU"
     grep -q "# index .*: gpu-histogram@h100-80gb-hbm3" "$tmp/x/$f.dat" || fail "$f: a line for gpu-histogram on the H100"
 done
 grep -q "^Across devices (NVIDIA H100 80GB HBM3 -> NVIDIA Other GPU)" "$tmp/x/compare-ut1.md" ||
     fail "compare-ut1.md: the table of measured and predicted ratios"
-expect 2 "cross-device without records" sh bench/cross-device "$h100" "$tmp/none" "$tmp/y" "$sb"
+expect 2 "cross-device without records" sh bench/scripts/cross-device "$h100" "$tmp/none" "$tmp/y" "$sb"
 grep -q "none/ut1.json missing" "$tmp/err" || fail "cross-device names the missing records"
 echo "plot_devices: $n checks passed"

@@ -1,5 +1,5 @@
 # Shared by the shell tests (sourced): a scratch directory $tmp removed on exit, and checks on a
-# command's exit status, its stderr and its JSON, and a tree for bench/device-check with stand-ins
+# command's exit status, its stderr and its JSON, and a tree for bench/scripts/device-check with stand-ins
 # (device_check_root). $n counts the commands checked.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -20,7 +20,7 @@ one_line_naming() { # text: stderr is one line containing it
 json() { # file python-statements (d is the document)
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2" "$1" || fail "check on $1: $2"
 }
-device_check_root() { # binary... : a tree for bench/device-check in $root ($tmp/root: bench/ and
+device_check_root() { # binary... : a tree for bench/scripts/device-check in $root ($tmp/root: bench/ and
     # .carry/sb/BINARY as /bin/true each) and a stand-in nvidia-smi in $tmp/bin (put it on PATH)
     root=$tmp/root
     mkdir -p "$root/.carry/sb" "$tmp/bin"

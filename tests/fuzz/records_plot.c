@@ -1,8 +1,8 @@
-/* Fuzz target: records files as `stagebench plot` reads them (bench/plot.c), for each kind of
+/* Fuzz target: records files as `stagebench plot` reads them (bench/report/plot.c), for each kind of
  * figure, up to the data blocks it writes; gnuplot is kept out of reach (PATH names no
  * directory), so each figure ends at "gnuplot not found". */
 #include "fuzz.h"
-#include "bench/plot.h"
+#include "bench/report/plot.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -1,4 +1,4 @@
-/* Fuzz target: records files as a study's tables read them (bench/table.c, sb_table_render), the
+/* Fuzz target: records files as a study's tables read them (bench/report/table.c, sb_table_render), the
  * path of `stagebench study FILE` after its runs and of --figures-only. A fixed study (below,
  * after motility-paper.study's tables) is parsed and checked once, as study.c does before its
  * first run, against a stand-in workload with motility's parameters, phases and variant names;
@@ -7,7 +7,7 @@
  * parser is static in study.c, so study.c is included here. */
 #include "fuzz.h"
 
-#include "bench/study.c"
+#include "bench/report/study.c"
 
 static const sb_param_decl params[] = {
     {"outer", SB_PARAM_INT, "64", 4, 4096, NULL, ""},

@@ -1,11 +1,11 @@
-/* Fuzz target: a study's output folder as `stagebench report` reads it (bench/report.c,
+/* Fuzz target: a study's output folder as `stagebench report` reads it (bench/report/report.c,
  * sb_report): its records files (*.json), a table a study wrote (*.md: its Device line, its
  * Goals list) and a figure (*.png), then a page per GPU in markdown and in HTML
- * (bench/markdown.c, the table's text in it). The input is split at form feeds (\f): its first
+ * (bench/report/markdown.c, the table's text in it). The input is split at form feeds (\f): its first
  * part is the folder's records file, the second (if any) the table, the third (if any) a
  * second records file beside them (another GPU, another build). */
 #include "fuzz.h"
-#include "bench/report.h"
+#include "bench/report/report.h"
 
 #include <sys/stat.h>
 

@@ -1,9 +1,9 @@
-/* Fuzz target: the study file (bench/study.c's parser, with the table lines of bench/table.c),
+/* Fuzz target: the study file (bench/report/study.c's parser, with the table lines of bench/report/table.c),
  * as `stagebench study FILE --check` reads it before it checks the points against the
  * workload. The parser is static in study.c, so study.c is included here. */
 #include "fuzz.h"
 
-#include "bench/study.c"
+#include "bench/report/study.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,0 +1,309 @@
+/* stagebench run <workload> ...: every selected variant at one parameter point, into one records
+ * file (JSON + CSV). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../harness/context.h"
+#include "../../harness/error.h"
+#include "../../harness/json.h"
+#include "../../harness/registry.h"
+#include "../../harness/repeat.h"
+#include "commands.h"
+#include "../run/runner.h"
+
+static const char usage[] =
+    "usage: stagebench run <workload> [options]\n"
+    "  --variant a,b|all  variants to measure (default all)\n"
+    "  --param name=value a workload parameter (repeatable; `stagebench list` shows them)\n"
+    "  --seed S           same as --param seed=S\n"
+    "  --device N|all     GPU to time single-GPU variants on (default 0); all = each GPU\n"
+    SB_MEASURE_OPTIONS_HELP
+    "  --reference V      variant whose output validates the others (default the workload's\n"
+    "                     CPU reference); a single-GPU variant for runs too long for the CPU\n"
+    "  --out FILE         records file (default results/runs/<workload>-<UTC time>.json)\n"
+    "  --dump-output FILE the (validated) output, as text\n"
+    SB_ISOLATE_OPTIONS_HELP
+    "  --quiet            no line per variant\n"
+    "  --kernels          under each valid GPU result, the kernels of its validation run\n"
+    "                     and of one more run after the samples, as they ran it (a CUDA\n"
+    "                     graph's kernels too): launches, time, registers, local and\n"
+    "                     shared memory, occupancy\n";
+
+static int fail(void)
+{
+    fprintf(stderr, "stagebench run: %s\n", sb_error());
+    return 2;
+}
+
+/* The repetitions' table: per benchmark, the median of the repetitions' medians and their
+ * spread (the aggregates sb_merge_repetitions wrote). */
+static void print_repetitions(const char *path)
+{
+    json_t *doc = sb_json_load(path), *e;
+    size_t i;
+    if (!doc)
+        return;
+    printf("%-72s %4s %12s %9s\n", "benchmark (repetitions: separate processes)", "reps",
+           "median", "between");
+    json_array_foreach(json_object_get(doc, "benchmarks"), i, e) {
+        const char *aggregate = json_string_value(json_object_get(e, "aggregate_name"));
+        if (!aggregate || strcmp(aggregate, "median") != 0)
+            continue;
+        json_t *cv = NULL, *other;
+        size_t j;
+        json_array_foreach(json_object_get(doc, "benchmarks"), j, other) /* its cv aggregate */
+            if (!cv && json_string_value(json_object_get(other, "aggregate_name")) &&
+                !strcmp(json_string_value(json_object_get(other, "aggregate_name")), "cv") &&
+                !strcmp(json_string_value(json_object_get(other, "run_name")),
+                        json_string_value(json_object_get(e, "run_name"))))
+                cv = other;
+        char median[32];
+        sb_format_seconds(json_number_value(json_object_get(e, "real_time")) * 1e-3, median,
+                          sizeof median);
+        printf("%-72s %4d %12s %8.2f%%\n", json_string_value(json_object_get(e, "run_name")),
+               (int)json_integer_value(json_object_get(e, "iterations")), median,
+               100 * json_number_value(json_object_get(cv, "real_time")));
+    }
+    json_decref(doc);
+}
+
+/* `run ... --repetitions N`: the same command N times, each a process of its own writing its
+ * own file, merged into `path` after every repetition (a run cut off keeps the repetitions it
+ * finished). Returns the exit status. */
+static int run_repetitions(int argc, char **argv, int n, const char *path, int quiet)
+{
+    if (n > 64) {
+        sb_fail("--repetitions %d: at most 64", n);
+        return fail();
+    }
+    char **child = calloc((size_t)argc + 6, sizeof *child), rep_paths[64][4096];
+    const char *paths[64];
+    if (!child)
+        return fail();
+    int worst = 0, merged = 0;
+    for (int k = 0; k < n; k++) {
+        int m = 0;
+        child[m++] = "stagebench";
+        child[m++] = "run";
+        for (int i = 1; i < argc; i++) {
+            const char *a = argv[i];
+            int takes_value = !strcmp(a, "--repetitions") || !strcmp(a, "--out") ||
+                              !strcmp(a, "--dump-output");
+            if (!strncmp(a, "--repetitions", 13) || !strncmp(a, "--out", 5) ||
+                (k > 0 && !strncmp(a, "--dump-output", 13))) {
+                i += takes_value;
+                continue;
+            }
+            child[m++] = argv[i];
+        }
+        sb_repetition_path(path, k, rep_paths[k], sizeof rep_paths[k]);
+        paths[k] = rep_paths[k];
+        child[m++] = "--out";
+        child[m++] = rep_paths[k];
+        if (k > 0 || quiet)
+            child[m++] = "--quiet";
+        child[m] = NULL;
+        if (!quiet)
+            printf("repetition %d of %d (a process of its own)\n", k + 1, n);
+        int status = sb_run_repetition(child, k, n);
+        if (status < 0) {
+            free(child);
+            return fail();
+        }
+        if (status == 2 && k == 0) { /* bad usage or inputs: the child said why, wrote nothing */
+            free(child);
+            return 2;
+        }
+        if (status > 2)
+            fprintf(stderr, "stagebench run: repetition %d of %d ended with status %d%s; the "
+                    "others are kept\n", k + 1, n, status,
+                    status > 128 ? " (a signal)" : "");
+        worst = status > 2 ? 1 : status > worst ? status : worst;
+        if ((merged = sb_merge_repetitions(paths, k + 1, n, path)) < 0) {
+            free(child);
+            return fail();
+        }
+    }
+    free(child);
+    for (int k = 0; k < n; k++) {
+        char csv[4096];
+        snprintf(csv, sizeof csv, "%.*s.csv", (int)(strlen(paths[k]) - 5), paths[k]);
+        remove(paths[k]);
+        remove(csv);
+    }
+    print_repetitions(path);
+    printf("%d of %d repetitions merged; records: %s (and .csv)\n", merged, n, path);
+    return worst;
+}
+
+/* Under mpirun every process runs the same command (the mpi stage's processes meet inside its
+ * runs); the first prints and writes, the others keep their records to themselves. */
+static int process_rank(void)
+{
+    const char *names[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (getenv(names[i]))
+            return atoi(getenv(names[i]));
+    return 0;
+}
+
+int sb_cmd_run(int argc, char **argv)
+{
+    const char *variants = "all", *device = NULL, *out = NULL, *dump = NULL, *reference = NULL;
+    const char *assignments[SB_MAX_PARAMS * 4];
+    int nassign = 0, quiet = 0, kernels = 0;
+    char seed_assignment[64];
+    sb_measure_options opt;
+    sb_measure_defaults(&opt);
+    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        fputs(usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const sb_workload *w = sb_find_workload(argv[1]);
+    if (!w)
+        return fail();
+    for (int i = 2; i < argc; i++) {
+        char name[64];
+        const char *arg = argv[i], *value = NULL;
+        if (strncmp(arg, "--", 2) != 0) {
+            sb_fail("unexpected argument '%s' (see stagebench run --help)", arg);
+            return fail();
+        }
+        const char *eq = strchr(arg, '=');
+        int inline_value = eq && strncmp(arg, "--param", 7) != 0; /* --name=value */
+        size_t len = inline_value ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+        snprintf(name, sizeof name, "%.*s", (int)len, arg + 2);
+        if (inline_value)
+            value = eq + 1;
+        else if (strcmp(name, "cold") && strcmp(name, "warm") && strcmp(name, "quiet") &&
+                 strcmp(name, "kernels") && strcmp(name, "isolate") &&
+                 strcmp(name, "no-isolate") && strcmp(name, "no-activity") && i + 1 < argc)
+            value = argv[++i];
+        int known = sb_measure_option(&opt, name, value);
+        if (known < 0)
+            return fail();
+        if (known == 0)
+            continue;
+        if (strcmp(name, "quiet") == 0) {
+            quiet = 1;
+            continue;
+        }
+        if (strcmp(name, "kernels") == 0) {
+            kernels = 1;
+            continue;
+        }
+        if (!value) {
+            sb_fail("--%s needs a value (see stagebench run --help)", name);
+            return fail();
+        }
+        if (strcmp(name, "variant") == 0)
+            variants = value;
+        else if ((strcmp(name, "param") == 0 || strcmp(name, "seed") == 0) &&
+                 nassign == (int)(sizeof assignments / sizeof *assignments)) {
+            sb_fail("--%s %s: more than %d --param and --seed", name, value, nassign);
+            return fail();
+        } else if (strcmp(name, "param") == 0)
+            assignments[nassign++] = value;
+        else if (strcmp(name, "seed") == 0) {
+            snprintf(seed_assignment, sizeof seed_assignment, "seed=%s", value);
+            assignments[nassign++] = seed_assignment;
+        } else if (strcmp(name, "device") == 0)
+            device = value;
+        else if (strcmp(name, "out") == 0)
+            out = value;
+        else if (strcmp(name, "dump-output") == 0)
+            dump = value;
+        else if (strcmp(name, "reference") == 0)
+            reference = value;
+        else {
+            sb_fail("unknown option --%s (see stagebench run --help)", name);
+            return fail();
+        }
+    }
+
+    /* An isolated variant's process (SB_ISOLATED set by its parent) runs its one variant here. */
+    const char *isolated = getenv(SB_ISOLATED_ENV);
+    if (isolated)
+        opt.isolate = 0;
+    if (opt.isolate && (process_rank() > 0 || sb_under_mpirun())) {
+        sb_fail("--isolate under mpirun: the mpi stages' processes meet inside their runs; run "
+                "without it (each rank is a process already)");
+        return fail();
+    }
+    if (kernels && !opt.activity) {
+        sb_fail("--kernels needs the activity records, which --no-activity turns off: drop one");
+        return fail();
+    }
+    opt.timed_kernels = kernels;
+
+    sb_params params;
+    sb_params_init(&params, w->params, w->nparams);
+    for (int i = 0; i < nassign; i++)
+        if (sb_params_assign(&params, assignments[i]) != 0)
+            return fail();
+    if (opt.repetitions > 1 && sb_repetition_index(NULL) == 0 && !getenv(SB_REPETITION_ENV)) {
+        if (process_rank() > 0 || getenv("OMPI_COMM_WORLD_SIZE")) {
+            sb_fail("--repetitions under mpirun: run mpirun once per repetition instead (each "
+                    "is then a process of its own)");
+            return fail();
+        }
+        char path[4096];
+        if (out)
+            snprintf(path, sizeof path, "%s", out);
+        else
+            sb_default_run_path(w->name, ".json", path, sizeof path);
+        return run_repetitions(argc, argv, opt.repetitions, path, quiet);
+    }
+
+    sb_devices devices;
+    if (sb_devices_select(&devices, device, !opt.isolate) != 0)
+        return fail();
+    sb_point point = {w,      &params, variants, reference, dump,
+                      &opt,   &devices, quiet,   kernels,   isolated};
+    if (sb_point_check(&point) != 0)
+        return fail();
+
+    char path[4096];
+    int rank = process_rank();
+    if (rank > 0) { /* a private file, removed below */
+        const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+        snprintf(path, sizeof path, "%s/stagebench-rank%d-%ld.json", tmp, rank, (long)getpid());
+        point.dump_output = NULL;
+        point.quiet = quiet = 1;
+        if (!freopen("/dev/null", "w", stdout))
+            return fail();
+    } else if (out)
+        snprintf(path, sizeof path, "%s", out);
+    else
+        sb_default_run_path(w->name, ".json", path, sizeof path);
+    sb_records records;
+    json_t *context = sb_context_json(argc, argv, devices.info, devices.count, &opt);
+    if (!context || sb_records_open(&records, path, context, w) != 0)
+        return fail();
+    if (isolated)
+        ; /* the parent says what the run is */
+    else if (!quiet && devices.count)
+        printf("stagebench run %s: %d GPU(s) visible, timing on %s\n", w->name, devices.count,
+               devices.info[devices.nselected ? devices.selected[0] : 0].name);
+    else if (!quiet)
+        printf("stagebench run %s: %s\n", w->name, sb_no_device_reason());
+    sb_point_outcome outcome = {0, 0, 0, 0, 0, 0};
+    int rc = sb_point_run(&point, &records, &outcome);
+    sb_records_close(&records);
+    if (rank > 0) {
+        char csv[sizeof path + 8];
+        snprintf(csv, sizeof csv, "%.*s.csv", (int)(strlen(path) - 5), path);
+        remove(path);
+        remove(csv);
+    }
+    if (rc != 0)
+        return fail();
+    if (!isolated)
+        printf("%d valid, %d invalid, %d failed, %d skipped; records: %s (and .csv)\n",
+               outcome.valid, outcome.invalid, outcome.failed, outcome.skipped, path);
+    if (outcome.invalid || outcome.failed)
+        return 1;
+    return outcome.refused_named ? 2 : 0;
+}

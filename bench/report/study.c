@@ -1,0 +1,1170 @@
+/* stagebench study <file>: a sweep that reproduces a paper's figures.
+ *
+ * A study file is a list of lines (# starts a comment; "double quotes" group words):
+ *   study NAME                     results go to results/runs/NAME-<UTC time>/
+ *   workload NAME
+ *   define KEY VALUE               ${KEY} in later values; --define KEY=VALUE overrides
+ *   option NAME [VALUE]            a measurement option, as on `stagebench run`, for every run
+ *                                  (repetitions N: each run N times, a process a repetition;
+ *                                  isolate, the default, and no-isolate: each variant at each
+ *                                  point in a process of its own or not; variant-timeout S)
+ *   run NAME                       a sweep, recorded in NAME.json / NAME.csv; then, indented:
+ *     param NAME=VALUE             fixed parameter
+ *     sweep NAME=V1,V2,...         swept parameter (several sweeps: every combination);
+ *     sweep NAME:NAME=V:V,V:V,...  parameters swept together (a zipped sweep: 64:16,128:32)
+ *     variants LIST                "all" or a comma-separated list
+ *     device N|all                 as run --device
+ *     reference VARIANT            as run --reference: the variant whose output validates the
+ *                                  others (a GPU one where the CPU reference would take hours)
+ *     dump NAME                    each point's output, as run --dump-output: NAME.txt for a run
+ *                                  of one point, else NAME-<sweep>=<value>,<sweep>=<value>.txt
+ *     option NAME [VALUE]          for this run only, over the study's options
+ *   records NAME PATTERN [HOW...]  records files another command writes into the output
+ *                                  directory (PATTERN: a glob there, e.g. mpi-np2-*.json from
+ *                                  mpirun); from= of figures and tables may name them; HOW is
+ *                                  said when no file matches
+ *   figure NAME KIND KEY=VALUE...  KIND time|speedup|series|data; keys: from (runs or records,
+ *                                  comma-separated), variants, baseline, x, series, where, title,
+ *                                  script. A data figure's script (required) reads the runs' CSV
+ *                                  and dump files itself (bench/report/plot.h: the variables it gets).
+ *   table NAME KEY=VALUE...        a table of the records (bench/report/table.c), printed and written
+ *                                  as DIR/NAME.md after the runs and with --figures-only: a line
+ *                                  per `row`, a column per distinct value of the cols= parameters
+ *                                  among the points of the runs it reads, in increasing order;
+ *                                  keys: from=RUN,... (runs or records), cols=P1[,P2],
+ *                                  col-label=TEXT ({P1} is the value: "{outer}²×{inner}²"),
+ *                                  unit=s|ms|us (ms), title=TEXT, and every row key below as
+ *                                  the default of every row. Then, indented:
+ *     row LABEL KEY=VALUE...       keys: variant=V (default: the label), where=P=V,P=V,
+ *                                  from=RUN,..., value=time|wall|steady|memory|phase:A[+B...]
+ *                                  (seconds of the median run, of its step loop, or of the
+ *                                  phases of its last run; memory: its peak tracked device
+ *                                  bytes), per=P (divided by that parameter, e.g. steps),
+ *                                  speedup=V (the cell's ratio: V's value / the row's) or
+ *                                  ratio=V (the row's / V's), base-where=P=V,... (which record
+ *                                  of V: the same column, from any run of the table; a column's
+ *                                  parameter named here picks that value for every column),
+ *                                  base-value=EXPR (V's value expression, default the row's:
+ *                                  a phase of the kernels against the reference's whole phase),
+ *                                  kernel=PATTERN,... (the kernel-table row the kernel facts
+ *                                  below read: the first whose name matches, glob; default the
+ *                                  run's longest)
+ *     published LABEL V1 V2 ...    the paper's value per column, shown as-is on a *paper* line
+ *     explain LABEL [at=V1,V2] TEXT  written under the table at one column (at=, or the last
+ *                                  with a valid record), {placeholders} filled from the records:
+ *                                  FACT of the row's record, base_FACT of its base's, FACT/base
+ *                                  their quotient, and {ratio}, {published}, {col}, {unit},
+ *                                  {base_variant}. FACTs: value, value_bw (derived.bytes_moved
+ *                                  over the value's seconds), value_pct_peak (of the measured
+ *                                  DRAM peak), bytes (derived.bytes_moved), bytes_per_second,
+ *                                  pct_peak, items, h2d, d2h, d2d, peer, transfers (their sum),
+ *                                  memory, kernel, registers, occupancy, limiter, blocks_per_sm,
+ *                                  local_bytes, block_threads, device, fp64_ratio (FP32:FP64
+ *                                  throughput), sm_count, samples, noise, status, reason,
+ *                                  variant, items_per_second, phase:NAME, output:NAME,
+ *                                  steady:NAME (the step loop's: simulated_seconds_per_hour,
+ *                                  pct_peak_dram, items_per_second...), param:NAME
+ *     note TEXT                    a paragraph under the table
+ *     goal LABEL [at=V1,V2] [of=FACT] OP VALUE TEXT
+ *                                  a goal for the row: OP one of >=, <=, >, <; VALUE compared
+ *                                  with its cell at at= (else the last column where the cell is
+ *                                  valid): the ratio of a row with speedup= or ratio=, else the
+ *                                  value in the table's unit (bytes for memory), or of= a
+ *                                  numeric FACT of its record; the table ends with a "Goals"
+ *                                  list: "- TEXT: **met** (measured 410× at COL, goal ≥ 300×)",
+ *                                  **missed** (...) or "not measured (why)"
+ *                                  A cell without a value says why: X (reason) for a skipped
+ *                                  record (a memory refusal as "needs A, B free"; a long reason
+ *                                  as a numbered note), failed [n] or invalid [n], or — (none).
+ * An `option` line after a `run` and before the next `run`, `table` or `figure` is that run's;
+ * the study's go before the first run. ${STUDY_DIR} is the study file's directory. Every point of
+ * every run is checked (parameters, variants, reference, figure inputs, tables' rows, columns,
+ * published counts, placeholders and goals) before the first runs, so that a typo fails at once rather
+ * than hours into a session; --check stops there. */
+#include <ctype.h>
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../harness/context.h"
+#include "../../harness/error.h"
+#include "../../harness/json.h"
+#include "../../harness/registry.h"
+#include "../../harness/repeat.h"
+#include "plot.h"
+#include "study.h"
+#include "../run/runner.h"
+#include "table.h"
+
+#define MAX_WORDS 32
+#define MAX_FIGURES 32
+#define MAX_RUN_OPTIONS 8
+#define MAX_TABLES 8
+#define MAX_RECORDS 8
+
+/* An `option` line of one run: checked when read, applied over the study's when the run starts. */
+typedef struct run_option {
+    char name[32], value[256];
+    int has_value;
+} run_option;
+
+typedef struct study_run {
+    char name[64];
+    char params[SB_MAX_PARAMS][SB_PARAM_TEXT];
+    int nparams;
+    char sweeps[4][SB_PARAM_TEXT];
+    int nsweeps;
+    char variants[512];
+    char device[16];
+    char reference[64]; /* "": the workload's */
+    char dump[64];      /* "": no outputs written */
+    run_option options[MAX_RUN_OPTIONS];
+    int noptions;
+    long npoints; /* counted by check_study */
+    int line, variants_line, reference_line;
+} study_run;
+
+typedef struct study_figure {
+    char name[64], kind[16];
+    char from[256], variants[512], baseline[64], x[64], series[128], where[256], title[256],
+        script[512];
+    int line;
+} study_figure;
+
+typedef struct study {
+    char path[1024], dir[1024], name[64], workload[64];
+    char keys[SB_STUDY_MAX_DEFINES][64], values[SB_STUDY_MAX_DEFINES][1024];
+    int ndefines;
+    sb_measure_options opt;
+    study_run runs[SB_STUDY_MAX_RUNS];
+    int nruns;
+    study_figure figures[MAX_FIGURES];
+    int nfigures;
+    sb_table tables[MAX_TABLES];
+    int ntables;
+    sb_table_source records[MAX_RECORDS]; /* `records` lines: files the study does not write */
+    int nrecords;
+    sb_table_source sources[SB_STUDY_MAX_RUNS + MAX_RECORDS]; /* runs, then records: what from= names */
+    int nsources;
+} study;
+
+
+static int define(study *s, const char *key, const char *value, int override)
+{
+    for (int i = 0; i < s->ndefines; i++)
+        if (strcmp(s->keys[i], key) == 0) {
+            if (override)
+                snprintf(s->values[i], sizeof s->values[i], "%s", value);
+            return 0;
+        }
+    if (s->ndefines == SB_STUDY_MAX_DEFINES)
+        return sb_fail("more than %d defines", SB_STUDY_MAX_DEFINES);
+    snprintf(s->keys[s->ndefines], sizeof s->keys[0], "%s", key);
+    snprintf(s->values[s->ndefines++], sizeof s->values[0], "%s", value);
+    return 0;
+}
+
+/* ${KEY} -> its value. */
+static int expand(const study *s, const char *in, char *out, size_t cap, int line)
+{
+    size_t len = 0;
+    while (*in) {
+        if (in[0] == '$' && in[1] == '{') {
+            const char *close = strchr(in, '}');
+            if (!close)
+                return sb_fail("%s:%d: unclosed ${ in '%s'; write ${NAME}", s->path, line, in);
+            int found = 0;
+            for (int i = 0; i < s->ndefines && !found; i++)
+                if (strlen(s->keys[i]) == (size_t)(close - in - 2) &&
+                    strncmp(s->keys[i], in + 2, (size_t)(close - in - 2)) == 0) {
+                    len += (size_t)snprintf(out + (len < cap ? len : 0),
+                                            len < cap ? cap - len : 0, "%s", s->values[i]);
+                    found = 1;
+                }
+            if (!found)
+                return sb_fail("%s:%d: ${%.*s} is not defined; add 'define %.*s VALUE' or "
+                               "--define %.*s=VALUE",
+                               s->path, line, (int)(close - in - 2), in + 2,
+                               (int)(close - in - 2), in + 2, (int)(close - in - 2), in + 2);
+            in = close + 1;
+        } else {
+            if (len + 1 < cap)
+                out[len] = *in;
+            len++;
+            in++;
+        }
+    }
+    if (len >= cap)
+        return sb_fail("%s:%d: value too long after expansion", s->path, line);
+    out[len] = '\0';
+    return 0;
+}
+
+/* Splits a line into words; "..." groups. Returns the count, -1 on an unclosed quote. */
+static int split(char *line, char **words)
+{
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+            p++;
+        if (!*p || *p == '#')
+            return n;
+        if (n == MAX_WORDS)
+            return -1;
+        char *w = p, *o = p;
+        int quoted = 0;
+        while (*p && (quoted || (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n'))) {
+            if (*p == '"')
+                quoted = !quoted;
+            else
+                *o++ = *p;
+            p++;
+        }
+        if (quoted)
+            return -1;
+        if (*p)
+            p++;
+        *o = '\0';
+        words[n++] = w;
+    }
+}
+
+static int copy_word(char *dst, size_t cap, const char *src, const char *path, int line)
+{
+    if (strlen(src) >= cap)
+        return sb_fail("%s:%d: '%s' is too long", path, line, src);
+    snprintf(dst, cap, "%s", src);
+    return 0;
+}
+
+/* An option line into o; the error names file:line. */
+static int apply_option(sb_measure_options *o, const char *name, const char *value,
+                        const char *path, int line)
+{
+    int known = sb_measure_option(o, name, value);
+    if (known < 0)
+        return sb_fail_context("%s:%d", path, line);
+    if (known > 0)
+        return sb_fail("%s:%d: unknown option '%s' (max-noise, min-samples, min-time, timeout, "
+                       "warmup, warmup-time, sample-time, noise-measure, repetitions, metrics, "
+                       "cold, warm, no-activity, isolate, no-isolate, variant-timeout)",
+                       path, line, name);
+    return 0;
+}
+
+static int add_run_option(study_run *run, const char *name, const char *value, const char *path,
+                          int line)
+{
+    sb_measure_options scratch;
+    sb_measure_defaults(&scratch);
+    if (apply_option(&scratch, name, value, path, line) != 0)
+        return -1;
+    if (run->noptions == MAX_RUN_OPTIONS)
+        return sb_fail("%s:%d: run %s has more than %d options", path, line, run->name,
+                       MAX_RUN_OPTIONS);
+    run_option *o = &run->options[run->noptions++];
+    o->has_value = value != NULL;
+    return copy_word(o->name, sizeof o->name, name, path, line) ||
+                   (value && copy_word(o->value, sizeof o->value, value, path, line))
+               ? -1
+               : 0;
+}
+
+static int figure_key(study_figure *f, const char *kv, const char *path, int line)
+{
+    static const char *keys[] = {"from", "variants", "baseline", "x", "series", "where", "title",
+                                 "script"};
+    const char *eq = strchr(kv, '=');
+    for (size_t i = 0; eq && i < sizeof keys / sizeof keys[0]; i++) {
+        if (strlen(keys[i]) != (size_t)(eq - kv) || strncmp(keys[i], kv, (size_t)(eq - kv)))
+            continue;
+        char *slots[] = {f->from, f->variants, f->baseline, f->x, f->series, f->where, f->title,
+                         f->script};
+        size_t caps[] = {sizeof f->from, sizeof f->variants, sizeof f->baseline, sizeof f->x,
+                         sizeof f->series, sizeof f->where, sizeof f->title, sizeof f->script};
+        return copy_word(slots[i], caps[i], eq + 1, path, line);
+    }
+    return sb_fail("%s:%d: '%s' is not a figure key (from, variants, baseline, x, series, where, "
+                   "title, script)",
+                   path, line, kv);
+}
+
+static int parse(study *s, const char *path, char *const *defines, int ndefines)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return sb_fail("%s: cannot open: %s", path, strerror(errno));
+    snprintf(s->path, sizeof s->path, "%s", path);
+    snprintf(s->dir, sizeof s->dir, "%s", path);
+    char *slash = strrchr(s->dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(s->dir, sizeof s->dir, ".");
+    sb_measure_defaults(&s->opt);
+    s->opt.isolate = 1; /* a study isolates its variants unless told `option no-isolate` */
+    int rc = define(s, "STUDY_DIR", s->dir, 1);
+    for (int i = 0; rc == 0 && i < ndefines; i++) { /* command-line defines win */
+        char key[64];
+        const char *eq = strchr(defines[i], '=');
+        if (!eq || eq == defines[i] || (size_t)(eq - defines[i]) >= sizeof key) {
+            rc = sb_fail("--define %s: give KEY=VALUE", defines[i]);
+            break;
+        }
+        snprintf(key, sizeof key, "%.*s", (int)(eq - defines[i]), defines[i]);
+        rc = define(s, key, eq + 1, 1);
+    }
+    char raw[4096], text[4096];
+    study_run *run = NULL;
+    sb_table *table = NULL; /* the table whose row, published, explain and note lines follow */
+    for (int line = 1; rc == 0 && fgets(raw, sizeof raw, f); line++) {
+        char *w[MAX_WORDS];
+        size_t len = strlen(raw);
+        if (len == sizeof raw - 1 && raw[len - 1] != '\n' && !feof(f)) {
+            rc = sb_fail("%s:%d: a line longer than %zu characters; split it", path, line,
+                         sizeof raw - 2);
+            break;
+        }
+        while (len > 0 && (raw[len - 1] == '\n' || raw[len - 1] == '\r'))
+            raw[--len] = '\0'; /* messages quote the line: one line each */
+        if ((rc = expand(s, raw, text, sizeof text, line)))
+            break;
+        int n = split(text, w);
+        if (n < 0) {
+            rc = sb_fail("%s:%d: unclosed quote or more than %d words", path, line, MAX_WORDS);
+            break;
+        }
+        if (n == 0)
+            continue;
+        const char *d = w[0];
+        if (!strcmp(d, "study") && n == 2) {
+            rc = copy_word(s->name, sizeof s->name, w[1], path, line);
+        } else if (!strcmp(d, "workload") && n == 2) {
+            rc = copy_word(s->workload, sizeof s->workload, w[1], path, line);
+        } else if (!strcmp(d, "define") && n == 3) {
+            rc = define(s, w[1], w[2], 0);
+        } else if (run && !strcmp(d, "option") && (n == 2 || n == 3)) {
+            rc = add_run_option(run, w[1], n == 3 ? w[2] : NULL, path, line);
+        } else if (!strcmp(d, "option") && (n == 2 || n == 3)) {
+            rc = apply_option(&s->opt, w[1], n == 3 ? w[2] : NULL, path, line);
+        } else if (table && (rc = sb_table_line(table, w, n, path, line)) <= 0) {
+            /* a line of the table: done (rc 0) or refused (rc -1) */
+        } else if (!strcmp(d, "run") && n == 2) {
+            table = NULL;
+            rc = 0;
+            if (s->nruns == SB_STUDY_MAX_RUNS) {
+                rc = sb_fail("%s:%d: more than %d runs", path, line, SB_STUDY_MAX_RUNS);
+                break;
+            }
+            run = &s->runs[s->nruns++];
+            run->line = line;
+            snprintf(run->variants, sizeof run->variants, "all");
+            rc = copy_word(run->name, sizeof run->name, w[1], path, line);
+        } else if (run && !strcmp(d, "param") && n == 2 && run->nparams < SB_MAX_PARAMS) {
+            rc = copy_word(run->params[run->nparams++], SB_PARAM_TEXT, w[1], path, line);
+        } else if (run && !strcmp(d, "sweep") && n == 2 && run->nsweeps < 4) {
+            rc = copy_word(run->sweeps[run->nsweeps++], SB_PARAM_TEXT, w[1], path, line);
+        } else if (run && !strcmp(d, "variants") && n == 2) {
+            run->variants_line = line;
+            rc = copy_word(run->variants, sizeof run->variants, w[1], path, line);
+        } else if (run && !strcmp(d, "device") && n == 2) {
+            rc = copy_word(run->device, sizeof run->device, w[1], path, line);
+        } else if (run && !strcmp(d, "reference") && n == 2) {
+            run->reference_line = line;
+            rc = copy_word(run->reference, sizeof run->reference, w[1], path, line);
+        } else if (run && !strcmp(d, "dump") && n == 2) {
+            rc = strchr(w[1], '/')
+                     ? sb_fail("%s:%d: dump %s: give a file name without '/' (dumps go into the "
+                               "study's output directory)",
+                               path, line, w[1])
+                     : copy_word(run->dump, sizeof run->dump, w[1], path, line);
+        } else if (!strcmp(d, "table") && n >= 2) {
+            run = NULL; /* a table ends the run before it, as a figure does */
+            if (s->ntables == MAX_TABLES) {
+                rc = sb_fail("%s:%d: more than %d tables", path, line, MAX_TABLES);
+                break;
+            }
+            table = &s->tables[s->ntables++];
+            table->line = line;
+            rc = copy_word(table->name, sizeof table->name, w[1], path, line);
+            if (!rc && strchr(table->name, '/'))
+                rc = sb_fail("%s:%d: table %s: give a name without '/'", path, line, w[1]);
+            for (int i = 2; rc == 0 && i < n; i++)
+                rc = sb_table_key(table, w[i], path, line);
+        } else if (!strcmp(d, "records") && n >= 3) {
+            run = NULL;
+            table = NULL;
+            if (s->nrecords == MAX_RECORDS) {
+                rc = sb_fail("%s:%d: more than %d records lines", path, line, MAX_RECORDS);
+                break;
+            }
+            sb_table_source *r = &s->records[s->nrecords++];
+            rc = copy_word(r->name, sizeof r->name, w[1], path, line) ||
+                 copy_word(r->pattern, sizeof r->pattern, w[2], path, line);
+            for (int i = 3, len = 0; rc == 0 && i < n; i++)
+                len += snprintf(r->how + (len < (int)sizeof r->how ? len : 0),
+                                len < (int)sizeof r->how ? sizeof r->how - len : 0,
+                                "%s%s", i > 3 ? " " : "", w[i]);
+        } else if (!strcmp(d, "figure") && n >= 3) {
+            run = NULL; /* a figure ends the run before it: later options are the study's */
+            table = NULL;
+            if (s->nfigures == MAX_FIGURES) {
+                rc = sb_fail("%s:%d: more than %d figures", path, line, MAX_FIGURES);
+                break;
+            }
+            study_figure *fig = &s->figures[s->nfigures++];
+            fig->line = line;
+            rc = copy_word(fig->name, sizeof fig->name, w[1], path, line) ||
+                 copy_word(fig->kind, sizeof fig->kind, w[2], path, line);
+            if (!rc && strcmp(fig->kind, "time") && strcmp(fig->kind, "speedup") &&
+                strcmp(fig->kind, "series") && strcmp(fig->kind, "data"))
+                rc = sb_fail("%s:%d: figure kind '%s': use time, speedup, series or data", path,
+                             line, fig->kind);
+            for (int i = 3; rc == 0 && i < n; i++)
+                rc = figure_key(fig, w[i], path, line);
+            if (!rc && !strcmp(fig->kind, "data") && !fig->script[0])
+                rc = sb_fail("%s:%d: figure %s: a data figure needs script=FILE.gp (its script "
+                             "reads the runs' CSV and dump files)",
+                             path, line, fig->name);
+        } else {
+            rc = sb_fail("%s:%d: cannot read '%s' here (see the format in bench/report/study.c or "
+                         "docs/harness.md)",
+                         path, line, d);
+        }
+    }
+    fclose(f);
+    if (rc == 0 && (!s->name[0] || !s->workload[0] || s->nruns == 0))
+        rc = sb_fail("%s: a study needs a 'study NAME', a 'workload NAME' and at least one 'run'",
+                     path);
+    return rc;
+}
+
+/* Parameters of one sweep point: the fixed ones, then the k-th combination of the sweeps. */
+static int point_params(const study *s, const study_run *run, const sb_workload *w, long k,
+                        sb_params *p, int *last)
+{
+    sb_params_init(p, w->params, w->nparams);
+    for (int i = 0; i < run->nparams; i++)
+        if (sb_params_assign(p, run->params[i]) != 0)
+            return sb_fail_context("%s:%d: run %s", s->path, run->line, run->name);
+    *last = 1;
+    for (int i = run->nsweeps - 1; i >= 0; i--) {
+        char buf[SB_PARAM_TEXT], *eq, *values[256];
+        int nvalues = 0;
+        snprintf(buf, sizeof buf, "%s", run->sweeps[i]);
+        if (!(eq = strchr(buf, '=')))
+            return sb_fail("%s:%d: run %s: sweep '%s' is not NAME=V1,V2,...", s->path, run->line,
+                           run->name, run->sweeps[i]);
+        *eq = '\0';
+        for (char *save = NULL, *v = strtok_r(eq + 1, ",", &save); v && nvalues < 256;
+             v = strtok_r(NULL, ",", &save))
+            values[nvalues++] = v;
+        if (nvalues == 0)
+            return sb_fail("%s:%d: run %s: sweep %s has no values", s->path, run->line, run->name,
+                           buf);
+        /* NAME:NAME=V:V,...: the parameters of a zipped sweep take their values together */
+        char value[SB_PARAM_TEXT];
+        snprintf(value, sizeof value, "%s", values[k % nvalues]);
+        const char *split = strchr(buf, ':') ? ":" : ""; /* a plain sweep's value is whole */
+        char *name_save = NULL, *value_save = NULL, *name = strtok_r(buf, ":", &name_save);
+        char *v = strtok_r(value, split, &value_save);
+        for (; name && v;
+             name = strtok_r(NULL, ":", &name_save), v = strtok_r(NULL, split, &value_save))
+            if (sb_params_set(p, name, v) != 0)
+                return sb_fail_context("%s:%d: run %s", s->path, run->line, run->name);
+        if (name || v)
+            return sb_fail("%s:%d: run %s: sweep %s: the value '%s' does not give one value per "
+                           "parameter (V:V:... for NAME:NAME:...)",
+                           s->path, run->line, run->name, run->sweeps[i], values[k % nvalues]);
+        *last &= (k % nvalues) == nvalues - 1;
+        k /= nvalues;
+    }
+    return 0;
+}
+
+static const study_run *find_run(const study *s, const char *name, size_t len)
+{
+    for (int i = 0; i < s->nruns; i++)
+        if (strlen(s->runs[i].name) == len && strncmp(s->runs[i].name, name, len) == 0)
+            return &s->runs[i];
+    return NULL;
+}
+
+static const sb_table_source *find_source(const study *s, const char *name, size_t len)
+{
+    for (int i = 0; i < s->nsources; i++)
+        if (strlen(s->sources[i].name) == len && strncmp(s->sources[i].name, name, len) == 0)
+            return &s->sources[i];
+    return NULL;
+}
+
+/* Every run and records line as a name that from= may give. */
+static int list_sources(study *s)
+{
+    s->nsources = 0;
+    for (int i = 0; i < s->nruns; i++) {
+        sb_table_source *src = &s->sources[s->nsources++];
+        memset(src, 0, sizeof *src);
+        snprintf(src->name, sizeof src->name, "%s", s->runs[i].name);
+        snprintf(src->pattern, sizeof src->pattern, "%s.json", s->runs[i].name);
+        src->is_run = 1;
+    }
+    for (int i = 0; i < s->nrecords; i++) {
+        if (find_source(s, s->records[i].name, strlen(s->records[i].name)))
+            return sb_fail("%s: records %s: a run or records line has that name already",
+                           s->path, s->records[i].name);
+        if (strchr(s->records[i].pattern, '/'))
+            return sb_fail("%s: records %s %s: give a file name or pattern without '/' (records "
+                           "are read from the study's output directory)",
+                           s->path, s->records[i].name, s->records[i].pattern);
+        s->sources[s->nsources++] = s->records[i];
+    }
+    return 0;
+}
+
+/* The table's columns: every point of the runs its from= lists (the table's and its rows'). */
+static int table_points(const study *s, sb_table *t, const sb_workload *w)
+{
+    for (int r = 0; r < s->nruns; r++) {
+        const study_run *run = &s->runs[r];
+        int named = 0;
+        for (int i = -1; i < t->nrows && !named; i++) {
+            const char *from = i < 0 ? t->key[SB_TK_FROM] : t->rows[i].key[SB_TK_FROM];
+            for (const char *p = from; *p && !named;) {
+                size_t n = strcspn(p, ",");
+                named = strlen(run->name) == n && strncmp(run->name, p, n) == 0;
+                p += n + (p[n] == ',');
+            }
+        }
+        int last = 0;
+        for (long k = 0; named && !last; k++) {
+            sb_params params;
+            if (point_params(s, run, w, k, &params, &last) != 0 ||
+                sb_table_add_point(t, &params, s->path) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static int check_variants(const study *s, const study_run *run, const sb_workload *w)
+{
+    char list[sizeof run->variants];
+    if (strcmp(run->variants, "all") == 0)
+        return 0;
+    snprintf(list, sizeof list, "%s", run->variants);
+    for (char *save = NULL, *v = strtok_r(list, ",", &save); v; v = strtok_r(NULL, ",", &save))
+        if (!sb_find_variant(w, v))
+            return sb_fail("%s:%d: run %s: '%s' is not a variant of %s (stagebench list %s "
+                           "shows them)",
+                           s->path, run->variants_line, run->name, v, w->name, w->name);
+    return 0;
+}
+
+/* Every point's parameters (counting the points), the variant and reference names and the runs
+ * the figures draw from, so that a mistake stops the study before its first run. */
+static int check_study(study *s, const sb_workload *w)
+{
+    for (int r = 0; r < s->nruns; r++) {
+        study_run *run = &s->runs[r];
+        if (check_variants(s, run, w) != 0)
+            return -1;
+        if (run->reference[0] && !sb_find_variant(w, run->reference))
+            return sb_fail("%s:%d: run %s: reference %s is not a variant of %s (stagebench list "
+                           "%s shows them)",
+                           s->path, run->reference_line, run->name, run->reference, w->name,
+                           w->name);
+        int last = 0;
+        for (run->npoints = 0; !last; run->npoints++) {
+            sb_params params;
+            if (point_params(s, run, w, run->npoints, &params, &last) != 0)
+                return -1;
+        }
+    }
+    if (list_sources(s) != 0)
+        return -1;
+    for (int i = 0; i < s->nfigures; i++) {
+        const study_figure *fig = &s->figures[i];
+        if (!fig->from[0])
+            return sb_fail("%s:%d: figure %s has no from=RUN", s->path, fig->line, fig->name);
+        for (const char *r = fig->from; *r;) {
+            size_t n = strcspn(r, ",");
+            if (!find_source(s, r, n))
+                return sb_fail("%s:%d: figure %s: from=%s: the study has no run '%.*s' (nor a "
+                               "records line of that name)",
+                               s->path, fig->line, fig->name, fig->from, (int)n, r);
+            r += n + (r[n] == ',');
+        }
+    }
+    for (int i = 0; i < s->ntables; i++) {
+        sb_table *t = &s->tables[i];
+        if (sb_table_check_sources(t, s->sources, s->nsources, s->path) != 0 ||
+            table_points(s, t, w) != 0 || sb_table_check(t, w, s->path) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* A point's dump file name: NAME.txt for a run of one point, else
+ * NAME-<sweep>=<value>,<sweep>=<value>.txt with the values cut to file-name characters. */
+static void dump_name(const study_run *run, const sb_params *params, char *out, size_t cap)
+{
+    size_t len = (size_t)snprintf(out, cap, "%s", run->dump);
+    for (int i = 0; run->npoints > 1 && i < run->nsweeps && len + 1 < cap; i++) {
+        char names[SB_PARAM_TEXT];
+        snprintf(names, sizeof names, "%.*s", (int)strcspn(run->sweeps[i], "="), run->sweeps[i]);
+        int first = 1;
+        for (char *save = NULL, *name = strtok_r(names, ":", &save); name && len + 1 < cap;
+             name = strtok_r(NULL, ":", &save), first = 0) {
+            len += (size_t)snprintf(out + len, cap - len, "%c%s=", i || !first ? ',' : '-', name);
+            for (const char *c = sb_param_text(params, name); *c && len + 1 < cap; c++)
+                out[len++] = isalnum((unsigned char)*c) || strchr("._+-", *c) ? *c : '_';
+            out[len < cap ? len : cap - 1] = '\0';
+        }
+    }
+    if (len < cap)
+        snprintf(out + len, cap - len, ".txt");
+}
+
+/* A sweep with `option repetitions N`: the study run N times for this sweep alone (--run NAME),
+ * each a process of its own writing into DIR/.repetitions/NAME-<k>/, merged into DIR/NAME.json
+ * after each; the first repetition's dump files are moved up into DIR. */
+static int repeat_sweep(const study *s, const study_run *run, const char *dir, int n, int argc,
+                        char **argv, sb_point_outcome *total)
+{
+    char rep_dirs[64][1200], rep_files[64][1400], out[1200];
+    const char *paths[64];
+    char **child = calloc((size_t)argc + 8, sizeof *child);
+    if (!child)
+        return sb_fail("out of host memory");
+    if (n > 64) {
+        free(child);
+        return sb_fail("option repetitions %d: at most 64", n);
+    }
+    snprintf(out, sizeof out, "%s/%s.json", dir, run->name);
+    int rc = 0;
+    for (int k = 0; k < n && rc == 0; k++) {
+        int m = 0;
+        child[m++] = "stagebench";
+        child[m++] = "study";
+        child[m++] = (char *)s->path;
+        for (int i = 1; i < argc; i++)
+            if (!strcmp(argv[i], "--define") && i + 1 < argc) {
+                child[m++] = argv[i];
+                child[m++] = argv[++i];
+            }
+        snprintf(rep_dirs[k], sizeof rep_dirs[k], "%s/.repetitions/%s-%d", dir, run->name, k);
+        snprintf(rep_files[k], sizeof rep_files[k], "%.1200s/%s.json", rep_dirs[k], run->name);
+        paths[k] = rep_files[k];
+        child[m++] = "--run";
+        child[m++] = (char *)run->name;
+        child[m++] = "--out";
+        child[m++] = rep_dirs[k];
+        child[m++] = "--quiet";
+        child[m] = NULL;
+        printf("run %s: repetition %d of %d (a process of its own)\n", run->name, k + 1, n);
+        int status = sb_run_repetition(child, k, n);
+        if (status < 0 || status == 2)
+            rc = status < 0 ? -1 : sb_fail("repetition %d of run %s refused its inputs (above)",
+                                           k + 1, run->name);
+        else if (status != 0)
+            total->failed++; /* the repetition's records say which variant and why */
+        if (rc == 0 && sb_merge_repetitions(paths, k + 1, n, out) < 0)
+            rc = -1;
+    }
+    free(child);
+    if (rc != 0)
+        return rc;
+    /* The dumps of the first repetition (every repetition's output is the same, validated)
+     * move up; the rest of the repetitions' folders go. */
+    for (int k = 0; k < n; k++) {
+        glob_t g;
+        char pattern[1400];
+        const char *rep_dir = rep_dirs[k];
+        snprintf(pattern, sizeof pattern, "%.1200s/*", rep_dir);
+        if (glob(pattern, 0, NULL, &g) != 0)
+            continue;
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+            char to[2600];
+            snprintf(to, sizeof to, "%s/%s", dir, base);
+            int records = !strncmp(base, run->name, strlen(run->name)) &&
+                          (!strcmp(base + strlen(run->name), ".json") ||
+                           !strcmp(base + strlen(run->name), ".csv"));
+            if (k > 0 || records || rename(g.gl_pathv[i], to) != 0)
+                remove(g.gl_pathv[i]);
+        }
+        globfree(&g);
+        rmdir(rep_dir);
+    }
+    snprintf(out, sizeof out, "%s/.repetitions", dir);
+    rmdir(out); /* when no other sweep's repetitions are there */
+    snprintf(out, sizeof out, "%s/%s.json", dir, run->name);
+    json_t *doc = sb_json_load(out), *e;
+    size_t i;
+    json_array_foreach(json_object_get(doc, "benchmarks"), i, e) {
+        const char *status = json_string_value(
+            json_object_get(json_object_get(e, "stagebench"), "status"));
+        if (status)
+            total->valid += !strcmp(status, "valid");
+        if (status)
+            total->skipped += !strcmp(status, "skipped");
+    }
+    json_decref(doc);
+    printf("run %s: %d repetitions merged into %s\n", run->name, n, out);
+    return 0;
+}
+
+/* --resume of a sweep with repetitions: done when its file merged every repetition asked for
+ * (the repetitions are then kept whole); otherwise it runs again from its first repetition. */
+static int repetitions_done(const char *path, int n)
+{
+    json_t *doc = access(path, R_OK) == 0 ? sb_json_load(path) : NULL;
+    json_t *r = json_object_get(json_object_get(json_object_get(doc, "context"), "stagebench"),
+                                "repetitions");
+    int done = json_integer_value(json_object_get(r, "merged")) == n &&
+               json_integer_value(json_object_get(r, "asked")) == n;
+    json_decref(doc);
+    return done;
+}
+
+static int run_sweep(const study *s, const study_run *run, const sb_workload *w,
+                     const char *dir, int argc, char **argv, int quiet, int resume,
+                     sb_point_outcome *total)
+{
+    sb_measure_options opt = s->opt;
+    for (int i = 0; i < run->noptions; i++) /* their values were checked when read */
+        sb_measure_option(&opt, run->options[i].name,
+                          run->options[i].has_value ? run->options[i].value : NULL);
+    if (sb_under_mpirun())
+        opt.isolate = 0; /* the mpi stages' processes meet inside their runs */
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s.json", dir, run->name);
+    if (opt.repetitions > 1 && !getenv(SB_REPETITION_ENV)) {
+        if (resume && repetitions_done(path, opt.repetitions)) {
+            printf("run %s: its %d repetitions are in %s already; kept (--resume)\n", run->name,
+                   opt.repetitions, path);
+            return 0;
+        }
+        if (repeat_sweep(s, run, dir, opt.repetitions, argc, argv, total) != 0)
+            return sb_fail_context("%s:%d: run %s", s->path, run->line, run->name);
+        return 0;
+    }
+    sb_devices devices;
+    if (sb_devices_select(&devices, run->device[0] ? run->device : NULL, !opt.isolate) != 0)
+        return sb_fail_context("%s:%d: run %s", s->path, run->line, run->name);
+    sb_records records;
+    json_t *context = sb_context_json(argc, argv, devices.info, devices.count, &opt);
+    int kept = 0, dropped = 0;
+    if (!context)
+        return -1;
+    if (resume ? sb_records_resume(&records, path, context, w, &kept, &dropped)
+               : sb_records_open(&records, path, context, w))
+        return -1;
+    if (resume && !quiet && (kept || dropped))
+        printf("run %s: %d records kept from %s, %d failed or cut off to run again\n", run->name,
+               kept, path, dropped);
+    int rc = 0, last = 0;
+    for (long k = 0; rc == 0 && !last; k++) {
+        sb_params params;
+        if ((rc = point_params(s, run, w, k, &params, &last)))
+            break;
+        char dump[2048], name[1024];
+        dump_name(run, &params, name, sizeof name);
+        snprintf(dump, sizeof dump, "%s/%s", dir, name);
+        sb_point point = {w,
+                          &params,
+                          run->variants,
+                          run->reference[0] ? run->reference : NULL,
+                          run->dump[0] ? dump : NULL,
+                          &opt,
+                          &devices,
+                          quiet,
+                          0 /* kernel tables: `run --kernels` only */,
+                          NULL};
+        sb_point_outcome o = {0, 0, 0, 0, 0, 0};
+        if ((rc = sb_point_check(&point)) || (rc = sb_point_run(&point, &records, &o)))
+            break;
+        total->valid += o.valid;
+        total->invalid += o.invalid;
+        total->failed += o.failed;
+        total->skipped += o.skipped;
+        total->kept += o.kept;
+    }
+    sb_records_close(&records);
+    return rc ? sb_fail_context("%s:%d: run %s", s->path, run->line, run->name) : 0;
+}
+
+/* A data figure's dump files: every point's, of every run it draws from, in point order. */
+static int find_dumps(const study *s, const study_figure *fig, const sb_workload *w,
+                      const char *dir, char (**paths)[2048], int *n)
+{
+    long total = 0;
+    const study_run *runs[SB_STUDY_MAX_RUNS];
+    int nruns = 0;
+    for (const char *r = fig->from; *r && nruns < SB_STUDY_MAX_RUNS;) {
+        size_t len = strcspn(r, ",");
+        const study_run *run = find_run(s, r, len); /* NULL: a records line (no dumps) */
+        r += len + (r[len] == ',');
+        if (!run)
+            continue;
+        runs[nruns++] = run;
+        total += run->dump[0] ? run->npoints : 0;
+    }
+    *n = 0;
+    if (total == 0)
+        return 0;
+    if (!(*paths = calloc((size_t)total, sizeof **paths)))
+        return sb_fail("out of host memory");
+    for (int i = 0; i < nruns; i++) {
+        if (!runs[i]->dump[0])
+            continue;
+        int last = 0;
+        for (long k = 0; !last; k++) {
+            sb_params params;
+            char name[1024];
+            if (point_params(s, runs[i], w, k, &params, &last) != 0)
+                return -1;
+            dump_name(runs[i], &params, name, sizeof name);
+            snprintf((*paths)[*n], sizeof **paths, "%s/%s", dir, name);
+            if (access((*paths)[*n], R_OK) != 0)
+                return sb_fail("%s: %s: run %s writes it (stagebench study %s --run %s --out %s)",
+                               (*paths)[*n], strerror(errno), runs[i]->name, s->path,
+                               runs[i]->name, dir);
+            ++*n;
+        }
+    }
+    return 0;
+}
+
+#define MAX_INPUTS 64
+
+static int draw(const study *s, const study_figure *fig, const sb_workload *w, const char *dir)
+{
+    const char *inputs[MAX_INPUTS];
+    static char paths[MAX_INPUTS][2048];
+    char from[256], prefix[2048], script[1024];
+    int n = 0, ndumps = 0;
+    snprintf(from, sizeof from, "%s", fig->from);
+    for (char *save = NULL, *r = strtok_r(from, ",", &save); r && n < MAX_INPUTS;
+         r = strtok_r(NULL, ",", &save)) {
+        const sb_table_source *src = find_source(s, r, strlen(r));
+        if (src->is_run) { /* its records, or their committed compressed copy */
+            snprintf(paths[n], sizeof paths[n], "%s/%s", dir, src->pattern);
+            size_t len = strlen(paths[n]);
+            if (access(paths[n], F_OK) != 0 && len + 4 <= sizeof paths[n]) {
+                memcpy(paths[n] + len, ".xz", 4);
+                if (access(paths[n], F_OK) != 0)
+                    paths[n][len] = '\0';
+            }
+            inputs[n] = paths[n];
+            n++;
+            continue;
+        }
+        char pattern[2048]; /* records: every file there (none: the figure goes without) */
+        glob_t g;
+        snprintf(pattern, sizeof pattern, "%s/%s", dir, src->pattern);
+        if (sb_glob_records(pattern, &g) != 0)
+            continue;
+        for (size_t i = 0; i < g.gl_pathc && n < MAX_INPUTS; i++) {
+            if (sb_is_temp_file(g.gl_pathv[i])) /* a write cut off left it: not records */
+                continue;
+            snprintf(paths[n], sizeof paths[n], "%s", g.gl_pathv[i]);
+            inputs[n] = paths[n];
+            n++;
+        }
+        globfree(&g);
+    }
+    char(*dumps)[2048] = NULL;
+    const char **dump_list = NULL;
+    int data = !strcmp(fig->kind, "data");
+    if (data && find_dumps(s, fig, w, dir, &dumps, &ndumps) != 0) {
+        free(dumps);
+        return -1;
+    }
+    if (ndumps > 0 && !(dump_list = calloc((size_t)ndumps, sizeof *dump_list))) {
+        free(dumps);
+        return sb_fail("out of host memory");
+    }
+    for (int i = 0; i < ndumps; i++)
+        dump_list[i] = dumps[i];
+    snprintf(prefix, sizeof prefix, "%s/%s", dir, fig->name);
+    if (fig->script[0])
+        snprintf(script, sizeof script, "%s/%s", sb_plots_dir(), fig->script);
+    sb_plot_request r = {
+        .kind = !strcmp(fig->kind, "speedup")  ? SB_PLOT_SPEEDUP
+                : !strcmp(fig->kind, "series") ? SB_PLOT_SERIES
+                : data                         ? SB_PLOT_DATA
+                                               : SB_PLOT_TIME,
+        .inputs = inputs,
+        .ninputs = n,
+        .out_prefix = prefix,
+        .title = fig->title[0] ? fig->title : NULL,
+        .x_param = fig->x[0] ? fig->x : NULL,
+        .variants = fig->variants[0] ? fig->variants : NULL,
+        .baseline = fig->baseline[0] ? fig->baseline : NULL,
+        .series = fig->series[0] ? fig->series : NULL,
+        .where = fig->where[0] ? fig->where : NULL,
+        .script = fig->script[0] ? script : NULL,
+        .dumps = dump_list,
+        .ndumps = ndumps,
+    };
+    int rc = sb_plot(&r);
+    free(dump_list);
+    free(dumps);
+    return rc;
+}
+
+/* --check: the figure scripts are there, and what the study would run and draw. */
+static int print_plan(const study *s, const sb_workload *w)
+{
+    for (int i = 0; i < s->nfigures; i++) {
+        const study_figure *fig = &s->figures[i];
+        char script[2048];
+        snprintf(script, sizeof script, "%s/%s", sb_plots_dir(), fig->script);
+        if (fig->script[0] && access(script, R_OK) != 0)
+            return sb_fail("%s:%d: figure %s: script %s: %s (scripts are found in %s; "
+                           "$STAGEBENCH_PLOTS names another directory)",
+                           s->path, fig->line, fig->name, script, strerror(errno),
+                           sb_plots_dir());
+    }
+    printf("study %s (%s): %d run%s, %d figure%s, %d table%s; checked: every point's "
+           "parameters, the variants, references, figure inputs and scripts, the tables' rows, "
+           "columns, published values and placeholders\n",
+           s->name, s->path, s->nruns, s->nruns == 1 ? "" : "s", s->nfigures,
+           s->nfigures == 1 ? "" : "s", s->ntables, s->ntables == 1 ? "" : "s");
+    for (int i = 0; i < s->nruns; i++) {
+        const study_run *run = &s->runs[i];
+        printf("run %s: %ld point%s; variants %s; reference %s", run->name, run->npoints,
+               run->npoints == 1 ? "" : "s", run->variants,
+               run->reference[0] ? run->reference : w->reference);
+        for (int k = 0; k < run->noptions; k++)
+            printf("; option %s%s%s", run->options[k].name, run->options[k].has_value ? " " : "",
+                   run->options[k].value);
+        if (run->dump[0]) {
+            sb_params params;
+            char name[1024];
+            int last;
+            point_params(s, run, w, 0, &params, &last); /* checked by check_study */
+            dump_name(run, &params, name, sizeof name);
+            printf("; dump %s%s", name, run->npoints > 1 ? " and one per other point" : "");
+        }
+        putchar('\n');
+    }
+    for (int i = 0; i < s->nrecords; i++)
+        printf("records %s: %s in the output directory, written by another command%s%s\n",
+               s->records[i].name, s->records[i].pattern, s->records[i].how[0] ? ": " : "",
+               s->records[i].how);
+    for (int i = 0; i < s->nfigures; i++)
+        printf("figure %s: %s from %s%s%s\n", s->figures[i].name, s->figures[i].kind,
+               s->figures[i].from, s->figures[i].script[0] ? ", script " : "",
+               s->figures[i].script);
+    for (int i = 0; i < s->ntables; i++)
+        sb_table_plan(&s->tables[i], stdout);
+    return 0;
+}
+
+/* --resume: what a study cut off left in DIR besides its records: the temporary files of writes
+ * it was killed in (*.tmp.<pid>, sb_is_temp_file), its isolated variants' folders
+ * (.isolated-<pid>/) and its repetitions' folders (.repetitions/, run again whole). Nothing else
+ * may be writing into DIR meanwhile. */
+static void remove_tree(const char *path)
+{
+    char pattern[4200];
+    glob_t g;
+    snprintf(pattern, sizeof pattern, "%s/*", path);
+    if (glob(pattern, GLOB_PERIOD, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+            if (strcmp(base, ".") && strcmp(base, "..") && remove(g.gl_pathv[i]) != 0)
+                remove_tree(g.gl_pathv[i]);
+        }
+        globfree(&g);
+    }
+    rmdir(path);
+}
+
+static void clean_leftovers(const char *dir, int quiet)
+{
+    char pattern[2048];
+    glob_t g;
+    int removed = 0;
+    snprintf(pattern, sizeof pattern, "%s/*", dir);
+    if (glob(pattern, GLOB_PERIOD, NULL, &g) != 0)
+        return;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        const char *path = g.gl_pathv[i], *base = strrchr(path, '/') + 1;
+        if (sb_is_temp_file(path) && remove(path) == 0)
+            removed++;
+        else if (!strncmp(base, ".isolated-", 10) || !strcmp(base, ".repetitions")) {
+            remove_tree(path);
+            removed++;
+        }
+    }
+    globfree(&g);
+    if (removed && !quiet)
+        printf("resume: %d leftover temporary file%s or folder%s of the cut-off run removed\n",
+               removed, removed == 1 ? "" : "s", removed == 1 ? "" : "s");
+}
+
+/* A figure or table that failed: which of the records files its from= names cannot be read (not
+ * JSON, unreadable)? Each such file is said once, on stderr, in one line with the fix; a missing
+ * file is not a fault (the table notes it, the figure goes without). state[i] per source: 0 not
+ * checked yet, 1 readable, 2 a file is not. Returns whether any named source has a bad file. */
+static int bad_records(const study *s, const char *from, int *state, const char *file,
+                       const char *dir)
+{
+    int bad = 0;
+    for (const char *p = from; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+        const sb_table_source *src = find_source(s, p, strcspn(p, ","));
+        if (!src)
+            continue;
+        int i = (int)(src - s->sources);
+        if (state[i] == 0) {
+            char pattern[2048];
+            glob_t g;
+            state[i] = 1;
+            snprintf(pattern, sizeof pattern, "%s/%s", dir, src->pattern);
+            if (sb_glob_records(pattern, &g) != 0)
+                continue;
+            for (size_t k = 0; k < g.gl_pathc; k++) {
+                json_t *doc;
+                if (sb_is_temp_file(g.gl_pathv[k])) /* a write cut off left it: not records */
+                    continue;
+                if ((doc = sb_json_load(g.gl_pathv[k]))) {
+                    json_decref(doc);
+                    continue;
+                }
+                char why[1024];
+                snprintf(why, sizeof why, "%s", sb_error());
+                for (char *c = why; *c; c++) /* jansson's text may quote a line end */
+                    if (*c == '\n' || *c == '\r')
+                        *c = ' ';
+                state[i] = 2;
+                if (src->is_run)
+                    fprintf(stderr,
+                            "stagebench study: %s: the records of run %s; run it again "
+                            "(stagebench study %s --run %s --out %s), or fix the file or move "
+                            "it out of %s, then --figures-only again\n",
+                            why, src->name, file, src->name, dir, dir);
+                else
+                    fprintf(stderr,
+                            "stagebench study: %s: a file of records %s; write it again%s%s%s, or "
+                            "fix it or move it out of %s, then --figures-only again\n",
+                            why, src->name, src->how[0] ? " (" : "", src->how,
+                            src->how[0] ? ")" : "", dir);
+            }
+            globfree(&g);
+        }
+        bad |= state[i] == 2;
+    }
+    return bad;
+}
+
+static int listed(char *const *names, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+int sb_study_main(const sb_study_args *a, int argc, char **argv)
+{
+    const char *file = a->file, *out = a->out;
+    char *const *only = a->only;
+    int nonly = a->nonly, quiet = a->quiet, figures_only = a->figures_only, check = a->check;
+    int resume = a->resume;
+    static study s;
+    memset(&s, 0, sizeof s);
+    const sb_workload *w = NULL;
+    if (parse(&s, file, a->defines, a->ndefines) != 0 || !(w = sb_find_workload(s.workload)) ||
+        check_study(&s, w) != 0) {
+        fprintf(stderr, "stagebench study: %s\n", sb_error());
+        return 2;
+    }
+    for (int k = 0; k < nonly; k++) {
+        int found = 0;
+        for (int i = 0; i < s.nruns; i++)
+            found |= strcmp(s.runs[i].name, only[k]) == 0;
+        if (!found) { /* a misspelt --run would otherwise run nothing, silently */
+            fprintf(stderr, "stagebench study: --run %s: %s has no such run\n", only[k], file);
+            return 2;
+        }
+    }
+    if (check && print_plan(&s, w) != 0) {
+        fprintf(stderr, "stagebench study: %s\n", sb_error());
+        return 2;
+    }
+    if (check)
+        return 0;
+    char dir[1024];
+    if (out)
+        snprintf(dir, sizeof dir, "%s", out);
+    else
+        sb_default_run_path(s.name, "", dir, sizeof dir);
+    printf("study %s: %d sweeps, %d figures, %d tables, into %s/\n", s.name,
+           figures_only ? 0 : s.nruns, s.nfigures, s.ntables, dir);
+    sb_point_outcome total = {0, 0, 0, 0, 0, 0};
+    if (resume && !figures_only)
+        clean_leftovers(dir, quiet);
+    for (int i = 0; i < s.nruns && !figures_only; i++) {
+        if (nonly > 0 && !listed(only, nonly, s.runs[i].name))
+            continue;
+        if (!quiet)
+            printf("run %s\n", s.runs[i].name);
+        if (run_sweep(&s, &s.runs[i], w, dir, argc, argv, quiet, resume, &total) != 0) {
+            fprintf(stderr, "stagebench study: %s\n", sb_error());
+            return 2;
+        }
+    }
+    /* a records file that cannot be read, or a table not made, is an error (exit 2); a figure
+     * the records give nothing to draw from (CPU records, no gnuplot) is not */
+    int drawn = 0, tabled = 0, errors = 0, state[SB_STUDY_MAX_RUNS + MAX_RECORDS] = {0};
+    if (nonly > 0)
+        printf("figures and tables: when every run is done, stagebench study %s --out %s "
+               "--figures-only\n",
+               file, dir);
+    for (int i = 0; i < s.nfigures && nonly == 0; i++) {
+        if (draw(&s, &s.figures[i], w, dir) == 0) {
+            printf("figure %s: %s/%s.png (.svg)\n", s.figures[i].name, dir, s.figures[i].name);
+            drawn++;
+        } else {
+            printf("figure %s: not drawn: %s\n", s.figures[i].name, sb_error());
+            fflush(stdout);
+            errors += bad_records(&s, s.figures[i].from, state, file, dir);
+        }
+    }
+    for (int i = 0; i < s.ntables && nonly == 0; i++) {
+        const sb_table *t = &s.tables[i];
+        if (sb_table_render(t, s.sources, s.nsources, dir, stdout) == 0) {
+            printf("table %s: %s/%s.md\n", t->name, dir, t->name);
+            tabled++;
+            continue;
+        }
+        char why[1024];
+        snprintf(why, sizeof why, "%s", sb_error());
+        printf("table %s: not made: %s\n", t->name, why);
+        fflush(stdout);
+        int bad = bad_records(&s, t->key[SB_TK_FROM], state, file, dir);
+        for (int r = 0; r < t->nrows; r++)
+            bad |= bad_records(&s, t->rows[r].key[SB_TK_FROM], state, file, dir);
+        if (!bad) /* not its records: said here (a records file's fault was, above) */
+            fprintf(stderr, "stagebench study: table %s: not made: %s\n", t->name, why);
+        errors++;
+    }
+    printf("study %s: %d valid, %d invalid, %d failed, %d skipped records; %d of %d figures; "
+           "%d of %d tables; in %s/\n",
+           s.name, total.valid, total.invalid, total.failed, total.skipped, drawn, s.nfigures,
+           tabled, s.ntables, dir);
+    if (resume)
+        printf("study %s: %d of those records kept from before (--resume)\n", s.name,
+               total.kept);
+    if (errors)
+        return 2;
+    return total.invalid || total.failed ? 1 : 0;
+}
