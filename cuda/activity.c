@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/error.h"
+#include "base/error.h"
 #include "kernelname.h"
 
 /* The record versions this CUPTI writes: CUDA 13's, or CUDA 11.8's (Debian's legacy toolkit,

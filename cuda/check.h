@@ -4,7 +4,7 @@
 #define SB_CHECK_H
 
 #include <cuda_runtime_api.h>
-#include "../harness/error.h"
+#include "base/error.h"
 
 #define SB_CUDA(call)                                                                              \
     do {                                                                                           \

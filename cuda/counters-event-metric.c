@@ -39,7 +39,7 @@
 #include <cupti_metrics.h>
 #include <cupti_result.h>
 
-#include "../harness/error.h"
+#include "base/error.h"
 
 enum {
     MAX_EVENTS = 512,      /* distinct events of one metric set */

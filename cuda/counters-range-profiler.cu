@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/error.h"
+#include "base/error.h"
 
 /* The range profiler appeared in CUDA 12.6 Update 2; this backend asks for 12.8 (CUPTI API 26)
  * or later. With older headers it builds as a stub that says why it cannot serve. */

@@ -13,7 +13,7 @@
 #include <cupti_result.h>
 #include <cupti_version.h>
 
-#include "../harness/error.h"
+#include "base/error.h"
 
 const char *const sb_default_metrics[] = {
     "gpu__time_duration.sum",                            /* ns of GPU time in the range */

@@ -3,8 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../harness/error.h"
-#include "../harness/variant.h"
+#include "base/error.h"
 #include "check.h"
 
 int sb_dev_check_fits(int device, size_t bytes, const char *what)

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "../harness/error.h"
+#include "base/error.h"
 #include "check.h"
 
 #if defined(SB_NO_GRAPH_LOOP)

@@ -31,8 +31,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../harness/error.h"
-#include "../harness/variant.h" /* SB_REFUSED */
+#include "base/error.h"
 
 #if CUDA_VERSION < 12050
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "../cuda/base/error.h"
 
 sb_cp_options sb_cp_defaults(void)
 {

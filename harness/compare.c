@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <jansson.h>
 
-#include "error.h"
+#include "../cuda/base/error.h"
 #include "json.h"
 #include "stats.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "../cuda/base/error.h"
 #include "stats.h"
 
 const char *sb_gate_verdict_name(sb_gate_verdict v)

@@ -12,7 +12,7 @@
 #include <sqlite3.h>
 
 #include "changepoint.h"
-#include "error.h"
+#include "../cuda/base/error.h"
 #include "json.h"
 #include "stats.h"
 

@@ -8,19 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "error.h"
-
-const char *sb_format_bytes(double bytes, char *buf, size_t cap)
-{
-    const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    int u = 0;
-    while (bytes >= 1024.0 && u < 6) {
-        bytes /= 1024.0;
-        u++;
-    }
-    snprintf(buf, cap, u == 0 ? "%.0f %s" : "%.2f %s", bytes, unit[u]);
-    return buf;
-}
+#include "../cuda/base/error.h"
 
 /* $SB_HOST_MEMORY in bytes; -1 when unset or not a size. */
 static double host_memory_cap(void)

@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "../cuda/base/error.h" /* sb_format_bytes, SB_REFUSED */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -15,13 +17,10 @@ extern "C" {
  * in powers of 1024: a share of a machine, or a small host in the tests). */
 double sb_host_available(void);
 
-/* 0 when `bytes` fit in sb_host_available(); else 2 (SB_REFUSED of harness/variant.h) with the
+/* 0 when `bytes` fit in sb_host_available(); else 2 (SB_REFUSED, cuda/base/error.h) with the
  * message "needs A of host memory for WHAT, and the host has B free: FIX" (B: what is
  * available, sb_host_available). */
 int sb_host_check_fits(double bytes, const char *what, const char *fix);
-
-/* "1.50 GiB" */
-const char *sb_format_bytes(double bytes, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }

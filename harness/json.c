@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "../cuda/base/error.h"
 
 int sb_make_parent_dirs(const char *path)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "error.h"
+#include "../cuda/base/error.h"
 
 /* Cuts the comment and splits the rest in place; the count of fields, of which the first cap are
  * stored. */

@@ -4,7 +4,7 @@
 #include <mpi-ext.h> /* MPIX_Query_cuda_support (Open MPI) */
 #include <stdlib.h>
 
-#include "error.h"
+#include "../cuda/base/error.h"
 
 static void close_at_exit(void)
 {

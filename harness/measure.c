@@ -9,7 +9,7 @@
 
 #include "../cuda/check.h"
 #include "../cuda/timing.h"
-#include "error.h"
+#include "../cuda/base/error.h"
 #include "profile.h"
 #include "sampling.h"
 #include "smclock.h"

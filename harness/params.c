@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "../cuda/base/error.h"
 
 static int find_index(const sb_params *p, const char *name)
 {

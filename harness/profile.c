@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../cuda/timing.h"
-#include "error.h"
+#include "../cuda/base/error.h"
 
 /* The metric names a pass collects: the user's, or the default set. */
 static int metric_list(const sb_measure_options *opt, const char **names)

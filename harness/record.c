@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "../cuda/base/error.h"
 #include "json.h"
 
 /* jansson refuses NaN and infinities: they become null. */

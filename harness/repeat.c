@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <jansson.h>
 
-#include "error.h"
+#include "../cuda/base/error.h"
 #include "json.h"
 #include "stats.h"
 #include "variant.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "../cuda/base/error.h"
 #include "measure.h"
 
 const char *sb_stop_name(sb_stop stop)

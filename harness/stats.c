@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "../cuda/base/error.h"
 
 /* The exact null distribution is used up to this many values per sample; beyond it the normal
  * approximation is close. Counts up to C(40, 20) are exact integers in a double. */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <cuda_runtime_api.h>
 
+#include "../cuda/base/error.h"
 #include "../cuda/devmem.h"
 #include "params.h"
 
@@ -35,9 +36,7 @@ enum {
  * docs/harness.md "Old GPUs and toolkits"): the reason it cannot run here, or NULL. */
 const char *sb_build_lacks(unsigned needs);
 
-/* Return codes of setup/run besides 0 and -1: the variant cannot run here (does not fit, needs
- * more GPUs...). The message says what it would need; the record says skipped, not failed. */
-#define SB_REFUSED 2
+/* setup/run may also return SB_REFUSED (cuda/base/error.h): the variant cannot run here. */
 
 /* Everything a variant may use: the parameters, its GPU(s) and stream(s), the tracked device
  * allocator and the transfer counters. Variants allocate through sb_dev_alloc and copy through

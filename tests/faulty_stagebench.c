@@ -25,9 +25,9 @@
 #include <unistd.h>
 
 #include "../bench/cli/commands.h"
-#include "../harness/error.h"
+#include "../cuda/base/error.h"
 #include "../harness/json.h"
-#include "../harness/registry.h"
+#include "../variants/registry.h"
 #include "../harness/variant.h"
 #include "faulty_kernels.h"
 

@@ -12,7 +12,7 @@
 
 #include "cuda/activity.h"
 #include "cuda/devinfo.h"
-#include "harness/error.h"
+#include "cuda/base/error.h"
 
 #define MIB (1024LL * 1024)
 

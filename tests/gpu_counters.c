@@ -14,7 +14,7 @@
 #include <cuda_runtime_api.h>
 #include "cuda/counters.h"
 #include "cuda/devinfo.h"
-#include "harness/error.h"
+#include "cuda/base/error.h"
 
 int counters_copy_alloc(size_t n, float **in, float **out);
 int counters_copy(const float *in, float *out, size_t n);

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cuda/devinfo.h"
-#include "harness/error.h"
+#include "cuda/base/error.h"
 #include "variants/procell/fate.h"
 
 int detmath_on_device(const double *u1, const double *u2, int n, double *out);

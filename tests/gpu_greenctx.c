@@ -14,7 +14,7 @@
 
 #include "cuda/devinfo.h"
 #include "cuda/greenctx.h"
-#include "harness/error.h"
+#include "cuda/base/error.h"
 #include "harness/variant.h"
 
 int burn_threads_per_block(void);

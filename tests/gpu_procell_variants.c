@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "cuda/devinfo.h"
-#include "harness/error.h"
+#include "cuda/base/error.h"
 #include "procell_fixture.h"
 
 static const char *gpu_variants[] = {"host-loop",     "dynamic-parallelism", "bounding",

@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "cuda/devinfo.h"
-#include "harness/error.h"
+#include "cuda/base/error.h"
 #include "harness/profile.h"
 #include "procell_fixture.h"
 

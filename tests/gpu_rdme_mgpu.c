@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "cuda/devinfo.h"
-#include "harness/error.h"
+#include "cuda/base/error.h"
 #include "harness/measure.h"
 #include "harness/variant.h"
 #include "rdme_fixture.h"

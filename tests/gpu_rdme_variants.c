@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "cuda/devinfo.h"
-#include "harness/error.h"
+#include "cuda/base/error.h"
 #include "harness/measure.h"
 #include "harness/variant.h"
 #include "variants/rdme/model.h"

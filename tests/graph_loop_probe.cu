@@ -10,7 +10,7 @@
 
 #include "../cuda/check.h"
 #include "../cuda/graphloop.h"
-#include "../harness/error.h"
+#include "../cuda/base/error.h"
 
 #define THREADS 256
 #define BLOCKS 64

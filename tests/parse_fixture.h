@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/error.h"
+#include "cuda/base/error.h"
 
 static char tmpdir[] = PARSE_FIXTURE_DIR;
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "harness/error.h"
+#include "cuda/base/error.h"
 #include "variants/rdme/model.h"
 
 typedef struct synthetic {

@@ -15,7 +15,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "harness/error.h"
+#include "cuda/base/error.h"
 #include "variants/angio/model.h"
 
 #define PARSE_FIXTURE_DIR "/tmp/test_angio_state_XXXXXX"

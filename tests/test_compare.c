@@ -15,7 +15,7 @@
 #include <jansson.h>
 
 #include "harness/compare.h"
-#include "harness/error.h"
+#include "cuda/base/error.h"
 #include "harness/json.h"
 
 #define SAMPLES 20

@@ -15,7 +15,7 @@
 #define SB_COUNTERS_BACKEND /* for sb_event_metric_mapping and the backends' table */
 #include "cuda/counters.h"
 #include "cuda/devinfo.h"
-#include "harness/error.h"
+#include "cuda/base/error.h"
 
 static const struct {
     const char *name;

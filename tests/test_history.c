@@ -18,7 +18,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
-#include "harness/error.h"
+#include "cuda/base/error.h"
 #include "harness/history.h"
 #include "harness/json.h"
 

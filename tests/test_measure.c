@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "harness/context.h"
-#include "harness/error.h"
+#include "cuda/base/error.h"
 #include "harness/json.h"
 #include "harness/record.h"
 

@@ -6,9 +6,9 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "harness/error.h"
+#include "cuda/base/error.h"
 #include "harness/params.h"
-#include "harness/registry.h"
+#include "variants/registry.h"
 
 static const sb_param_decl decls[] = {
     {"histogram", SB_PARAM_PATH, NULL, 0, 0, NULL, "a file"},

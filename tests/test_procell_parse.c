@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/error.h"
+#include "cuda/base/error.h"
 #include "variants/procell/model.h"
 
 #define PARSE_FIXTURE_DIR "/tmp/test_procell_parse_XXXXXX"

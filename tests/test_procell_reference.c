@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 
-#include "harness/error.h"
+#include "cuda/base/error.h"
 #include "procell_fixture.h"
 #include "variants/procell/fate.h"
 

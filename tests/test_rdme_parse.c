@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/error.h"
+#include "cuda/base/error.h"
 #include "variants/rdme/model.h"
 
 /* Lines 1 to 3 of most cases: a 8 x 8 x 8 lattice where D = 1e-12 gives q = 0.01. */

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "harness/error.h"
+#include "cuda/base/error.h"
 #include "variants/rdme/partition.h"
 
 /* Every split: slabs in order, none empty, covering 0..nz, inner boundaries on blocks. */

@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "harness/error.h"
+#include "cuda/base/error.h"
 #include "variants/rdme/model.h"
 #include "variants/rdme/rules.h"
 

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "harness/error.h"
+#include "cuda/base/error.h"
 #include "harness/stats.h"
 
 /* |actual - expected| <= tolerance, printing both on failure (cmocka's float assertion works in

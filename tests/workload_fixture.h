@@ -5,7 +5,7 @@
 
 #include <stdarg.h>
 
-#include "harness/error.h"
+#include "cuda/base/error.h"
 #include "harness/measure.h"
 #include "harness/variant.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../../harness/compare.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 
 static const char usage[] =
     "usage: stagebench compare <base> <new> [options]\n"

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <jansson.h>
 
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "../../harness/gate.h"
 #include "../../harness/json.h"
 #include "../../harness/repeat.h"

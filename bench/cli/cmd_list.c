@@ -6,8 +6,8 @@
 
 #include "../../cuda/counters.h"
 #include "../../cuda/devinfo.h"
-#include "../../harness/error.h"
-#include "../../harness/registry.h"
+#include "../../cuda/base/error.h"
+#include "../../variants/registry.h"
 #include "commands.h"
 
 /* a build with cmake -DSB_CDP=OFF has no dynamic parallelism and no device-side graph loops:

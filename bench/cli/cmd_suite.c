@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "../../harness/compare.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "../../harness/json.h"
 #include "../../harness/repeat.h"
 #include "commands.h"

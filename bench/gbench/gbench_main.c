@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "../../cuda/devinfo.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "../../harness/measure.h"
 #include "../../harness/params.h"
-#include "../../harness/registry.h"
+#include "../../variants/registry.h"
 #include "gbench.h"
 #include "sb_version.h"
 

@@ -19,7 +19,7 @@
 
 #include <jansson.h>
 
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "../../harness/json.h"
 
 #ifndef SB_SOURCE_DIR

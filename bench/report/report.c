@@ -20,7 +20,7 @@
 #include <jansson.h>
 
 #include "../../cuda/devmem.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "../../harness/json.h"
 #include "markdown.h"
 

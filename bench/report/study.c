@@ -90,9 +90,9 @@
 #include <unistd.h>
 
 #include "../../harness/context.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "../../harness/json.h"
-#include "../../harness/registry.h"
+#include "../../variants/registry.h"
 #include "../../harness/repeat.h"
 #include "plot.h"
 #include "study.h"

@@ -17,9 +17,9 @@
 #include <string.h>
 
 #include "../../cuda/devmem.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "../../harness/json.h"
-#include "../../harness/registry.h"
+#include "../../variants/registry.h"
 
 static const char *const key_names[SB_TK_COUNT] = {
     "from", "variant", "where", "value", "per", "kernel", "speedup", "ratio", "base-where",

@@ -8,10 +8,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "../../harness/json.h"
 #include "../../harness/profile.h"
-#include "../../harness/registry.h"
+#include "../../variants/registry.h"
 #include "../../harness/repeat.h"
 #include "../../harness/sampling.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "../../harness/lines.h"
 
 /* field with every ${NAME} replaced by the environment's value; NULL (message) when unset. */

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "harness/error.h"
+#include "cuda/base/error.h"
 
 static char sb_fuzz_dir[64];
 

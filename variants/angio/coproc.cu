@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../../cuda/check.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "box-tubes.cuh"
 #include "coproc.h"
 #include "host.h"

@@ -4,7 +4,7 @@
  * updating both (alg. 2). The life cycle and the integration follow (host.c). */
 #include <stdlib.h>
 
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "host.h"
 #include "physics.h"
 #include "table.h"

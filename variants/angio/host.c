@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "physics.h"
 
 const int ag_half_shell[13][3] = {

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "physics.h"
 
 int ag_box_of(const ag_model *m, float x)

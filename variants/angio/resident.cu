@@ -38,7 +38,7 @@
 #include "../../cuda/chain.cuh"
 #include "../../cuda/check.h"
 #include "../../cuda/graphloop.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "../../harness/stats.h"
 #include "box-tubes.cuh"
 #include "host.h"

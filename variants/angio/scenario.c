@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../../cuda/rng.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "model.h"
 #include "physics.h"
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "../../harness/lines.h"
 #include "../../harness/json.h"
 

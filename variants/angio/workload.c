@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "../../harness/hostmem.h"
 #include "../../harness/json.h"
 #include "../../harness/variant.h"

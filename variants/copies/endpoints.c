@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "../../cuda/check.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 
 int cp_host_alloc(void **ptr, size_t bytes, const char *what)
 {

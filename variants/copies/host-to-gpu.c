@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "../../cuda/check.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "endpoints.h"
 #include "table.h"
 

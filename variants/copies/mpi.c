@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "../../cuda/check.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "../../harness/lockstep.h"
 #include "endpoints.h"
 #include "table.h"

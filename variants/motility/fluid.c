@@ -4,7 +4,7 @@
 #include <omp.h>
 #include <string.h>
 
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "physics.h"
 
 int mm_fluid_open(mm_fluid *f, int n, int layers, const double *kappa, double mu, double stress,

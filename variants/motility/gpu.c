@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../../cuda/check.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "../../harness/lockstep.h"
 #include "host.h"
 #include "macro.h"

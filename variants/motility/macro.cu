@@ -7,7 +7,7 @@
 
 #include "../../cuda/check.h"
 #include "../../cuda/devmem.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "macro.h"
 #include "physics.h"
 

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "physics.h"
 
 static int alloc_tables(mm_model *m)

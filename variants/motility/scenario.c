@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "../../cuda/rng.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "model.h"
 #include "physics.h"
 

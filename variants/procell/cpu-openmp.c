@@ -4,7 +4,7 @@
 #include <omp.h>
 #include <stdlib.h>
 
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "table.h"
 #include "walk.h"
 

@@ -4,7 +4,7 @@
  * variants it checks. */
 #include <stdlib.h>
 
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "fate.h"
 #include "table.h"
 

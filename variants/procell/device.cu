@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "../../cuda/check.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 
 int pc_tables_upload(sb_env *env, int device_index, const pc_model *m, pc_device_tables *t)
 {

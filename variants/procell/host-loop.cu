@@ -8,7 +8,7 @@
 
 #include "../../cuda/check.h"
 #include "../../cuda/timing.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "device.h"
 #include "table.h"
 

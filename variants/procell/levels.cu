@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "../../cuda/check.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 
 /* cmake -DSB_CDP=OFF (SB_NO_CDP), the build compute-sanitizer's racecheck and synccheck check:
  * no device runtime, so the host stands in for the device-side launches. A block marks the two

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "fate.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 
 static int compare_doubles(const void *a, const void *b)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "../../cuda/check.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "subtree.h"
 #include "table.h"
 

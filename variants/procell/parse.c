@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 
 /* Counts are read as doubles: above 2^53 a double no longer holds every whole number. */
 #define MAX_COUNT 9007199254740992.0

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "../../harness/variant.h"
 #include "model.h"
 #include "rules.h"

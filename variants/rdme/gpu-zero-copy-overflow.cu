@@ -4,7 +4,7 @@
  * learns whether anything overflowed without a copy, and the entries need none either. The
  * lattice still makes the round trip when the list is not empty. */
 #include "../../cuda/check.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "gpu.h"
 #include "table.h"
 

@@ -7,7 +7,7 @@
 
 #include "../../cuda/check.h"
 #include "../../cuda/timing.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "gpu.h"
 #include "table.h"
 

@@ -35,7 +35,7 @@
 #include "../../cuda/greenctx.h"
 #include "../../cuda/graphloop.h"
 #include "../../cuda/timing.h"
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "../../harness/lockstep.h"
 #include "kernels.h"
 #include "model.h"

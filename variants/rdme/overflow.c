@@ -4,7 +4,7 @@
  * paper resolves overflow on the host; so does every variant here. */
 #include <stdlib.h>
 
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "model.h"
 
 static int compare_entries(const void *a, const void *b)

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 #include "../../harness/lines.h"
 
 #define MAX_LINE 1024                 /* characters, not counting the line end */

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../harness/error.h"
+#include "../../cuda/base/error.h"
 
 /* Ideal (real) planes per GPU: proportional to weight, capped, summing to nz. */
 static void water_fill(int nz, int n, const double *weight, const int *cap, double *planes)

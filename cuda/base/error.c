@@ -47,3 +47,15 @@ void sb_error_clear(void)
 {
     message[0] = '\0';
 }
+
+const char *sb_format_bytes(double bytes, char *buf, size_t cap)
+{
+    const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int u = 0;
+    while (bytes >= 1024.0 && u < 6) {
+        bytes /= 1024.0;
+        u++;
+    }
+    snprintf(buf, cap, u == 0 ? "%.0f %s" : "%.2f %s", bytes, unit[u]);
+    return buf;
+}

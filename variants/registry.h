@@ -2,7 +2,7 @@
 #ifndef SB_REGISTRY_H
 #define SB_REGISTRY_H
 
-#include "variant.h"
+#include "../harness/variant.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "error.h"
+#include "../cuda/base/error.h"
 
 extern const sb_workload sb_workload_procell;
 extern const sb_workload sb_workload_rdme;

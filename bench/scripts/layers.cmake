@@ -1,0 +1,85 @@
+# The layers' rule (docs/architecture.md): a source may include headers of its own layer and of
+# the layers below it, never of a layer above, nor of another workload. From the bottom:
+#   0 cuda/base   errors, return codes          4 variants/registry.*   every workload
+#   1 cuda        CUDA mechanics                5 bench/run             a point run, suites
+#   2 harness     measuring, records, stats     6 bench/report          studies, tables, pages
+#   3 variants/W  one workload each, side by side  7 bench/cli, bench/gbench  the programs
+# tests/ may include anything. sb_check_layers(ROOT) stops the configuration at the first
+# breach, naming the file, the line and both layers; as a script it checks another tree:
+#   cmake -DSOURCE_DIR=ROOT -P bench/scripts/layers.cmake        (exit status 1 on a breach)
+
+# The layer of a path relative to the root, and its group (a workload's own name, so that
+# workloads do not include each other); "" when the path is in no layer.
+function(sb_layer_of path out_rank out_group)
+  set(rank "")
+  set(group "")
+  if(path MATCHES "^cuda/base/")
+    set(rank 0)
+  elseif(path MATCHES "^cuda/")
+    set(rank 1)
+  elseif(path MATCHES "^harness/")
+    set(rank 2)
+  elseif(path MATCHES "^variants/registry\\.")
+    set(rank 4)
+  elseif(path MATCHES "^variants/([^/]+)/")
+    set(rank 3)
+    set(group "${CMAKE_MATCH_1}")
+  elseif(path MATCHES "^bench/run/")
+    set(rank 5)
+  elseif(path MATCHES "^bench/report/")
+    set(rank 6)
+  elseif(path MATCHES "^bench/(cli|gbench)/")
+    set(rank 7)
+    set(group "${CMAKE_MATCH_1}")
+  endif()
+  set(${out_rank} "${rank}" PARENT_SCOPE)
+  set(${out_group} "${group}" PARENT_SCOPE)
+endfunction()
+
+function(sb_check_layers root)
+  file(GLOB_RECURSE files RELATIVE "${root}"
+       "${root}/cuda/*" "${root}/harness/*" "${root}/variants/*" "${root}/bench/*")
+  set(breaches "")
+  foreach(file ${files})
+    if(NOT file MATCHES "\\.(c|h|cu|cuh|cc|inc)$")
+      continue()
+    endif()
+    sb_layer_of("${file}" rank group)
+    if(rank STREQUAL "")
+      continue()
+    endif()
+    get_filename_component(dir "${file}" DIRECTORY)
+    file(STRINGS "${root}/${file}" includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+    foreach(line ${includes})
+      string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\".*" "\\1" header "${line}")
+      # relative to the including file, else to the root (tests write "harness/x.h")
+      get_filename_component(target "${root}/${dir}/${header}" ABSOLUTE)
+      if(NOT EXISTS "${target}")
+        get_filename_component(target "${root}/${header}" ABSOLUTE)
+      endif()
+      if(NOT EXISTS "${target}")
+        continue() # a generated header (sb_version.h) or a system one in quotes
+      endif()
+      file(RELATIVE_PATH to "${root}" "${target}")
+      sb_layer_of("${to}" to_rank to_group)
+      if(to_rank STREQUAL "")
+        continue()
+      endif()
+      if(to_rank GREATER rank)
+        list(APPEND breaches "${file} includes ${to} (layer ${to_rank} above its own, ${rank})")
+      elseif(to_rank EQUAL rank AND NOT to_group STREQUAL group)
+        list(APPEND breaches "${file} includes ${to} (${to_group} beside ${group}: side by side, neither below the other)")
+      endif()
+    endforeach()
+  endforeach()
+  if(breaches)
+    list(JOIN breaches "\n  " text)
+    message(FATAL_ERROR "stagebench: an include against the layers (docs/architecture.md): move "
+            "what is needed down to a layer both can include, or the code up:\n  ${text}")
+  endif()
+endfunction()
+
+if(CMAKE_SCRIPT_MODE_FILE AND SOURCE_DIR)
+  sb_check_layers("${SOURCE_DIR}")
+  message(STATUS "stagebench: no include against the layers in ${SOURCE_DIR}")
+endif()
