@@ -41,6 +41,33 @@ printf 'study two\nrun a\n  workload rdme\nrun b\n  workload angio\ntable t from
 expect 0 "a table of every record of two workloads" "$1" study "$tmp/two.study" --check
 grep -q "^run b: 1 point; variants all; reference cpu-reference; workload angio$" "$tmp/out" ||
     fail "the plan does not name run b's workload"
+# ... and its runs, each of its own workload (CPU stages), into one table of every record
+cat > "$tmp/two.study" <<'STUDY'
+study two
+option no-isolate
+option min-samples 3
+option min-time 0
+option timeout 0.2
+option metrics none
+run a
+  workload rdme
+  param scenario=reactions
+  param reactions=2
+  param steps=1
+  variants cpu-reference
+run b
+  workload angio
+  param cells=512
+  variants cpu-reference
+table t from=a,b value=time unit=ms
+  row every variant=*
+  goal every of=count >= 2 "two records"
+STUDY
+expect 0 "a study of two workloads" "$1" study "$tmp/two.study" --out "$tmp/two"
+grep -q "goals 1 met, 0 missed, 0 not measured; in " "$tmp/out" || fail "the study's count of its goals"
+json "$tmp/two/a.json" "assert d['benchmarks'][0]['name'].startswith('rdme/cpu-reference/')"
+json "$tmp/two/b.json" "assert d['benchmarks'][0]['name'].startswith('angio/cpu-reference/')"
+grep -qF "| every: cpu-reference (b) |" "$tmp/two/t.md" || fail "no line of run b in the table"
 
 n=$((n + 1))
 goals "$met"
