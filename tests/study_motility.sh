@@ -65,7 +65,13 @@ for case in "  row cpu-openmp speed=3:'speed=3' is not a row key" \
             "  goal nosuch >= 3 fast:goal: no row 'nosuch'" \
             "  goal cpu-reference at=99 >= 3 fast:goal cpu-reference: at=99 is not a column" \
             "  goal cpu-reference of=colour >= 3 fast:of=colour is not a numeric fact" \
-            "  goal cpu-reference >= 3:OP VALUE TEXT"; do
+            "  goal cpu-reference >= 3:OP VALUE TEXT" \
+            "  goal * of=median:colour <= 1 x:of=median:colour is not a numeric fact" \
+            "  goal * of=median:noise and=samples>=5 <= 1 x:give its and= conditions as aggregates too" \
+            "  goal * and=sum:timed_out<=0 >= 3 x:needs the goal's of= to be one too" \
+            "  goal cpu-reference and=samples <= 1 x:give and=FACT>=VALUE" \
+            "  row v variant=* speedup=cpu-reference:stands for every variant (variant=*)" \
+            "  row o variant=cpu-openmp only=gpu:the one filter is only=kernel-level"; do
     text=${case%:*} says=${case##*:}
     printf '%s\n%s\n' "$start" "$text" > "$tmp/bad.study"
     expect 2 "bad line '$text'" "$sb" study "$tmp/bad.study" --out "$tmp/bad"

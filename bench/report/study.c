@@ -2,7 +2,7 @@
  *
  * A study file is a list of lines (# starts a comment; "double quotes" group words):
  *   study NAME                     results go to results/runs/NAME-<UTC time>/
- *   workload NAME
+ *   workload NAME                  (or one under each run)
  *   define KEY VALUE               ${KEY} in later values; --define KEY=VALUE overrides
  *   option NAME [VALUE]            a measurement option, as on `stagebench run`, for every run
  *                                  (repetitions N: each run N times, a process a repetition;
@@ -19,6 +19,7 @@
  *     dump NAME                    each point's output, as run --dump-output: NAME.txt for a run
  *                                  of one point, else NAME-<sweep>=<value>,<sweep>=<value>.txt
  *     option NAME [VALUE]          for this run only, over the study's options
+ *     workload NAME                this run's workload, over the study's (a study of several)
  *   records NAME PATTERN [HOW...]  records files another command writes into the output
  *                                  directory (PATTERN: a glob there, e.g. mpi-np2-*.json from
  *                                  mpirun); from= of figures and tables may name them; HOW is
@@ -31,11 +32,15 @@
  *                                  as DIR/NAME.md after the runs and with --figures-only: a line
  *                                  per `row`, a column per distinct value of the cols= parameters
  *                                  among the points of the runs it reads, in increasing order;
- *                                  keys: from=RUN,... (runs or records), cols=P1[,P2],
+ *                                  keys: from=RUN,... (runs or records), cols=P1[,P2] (none:
+ *                                  one column, "all", every record; a table over runs of
+ *                                  several workloads),
  *                                  col-label=TEXT ({P1} is the value: "{outer}²×{inner}²"),
  *                                  unit=s|ms|us (ms), title=TEXT, and every row key below as
  *                                  the default of every row. Then, indented:
- *     row LABEL KEY=VALUE...       keys: variant=V (default: the label), where=P=V,P=V,
+ *     row LABEL KEY=VALUE...       keys: variant=V (default: the label; *: a line per variant
+ *                                  and run among the records, no base), where=P=V,P=V,
+ *                                  only=kernel-level (GPU records of kernel-level stages),
  *                                  from=RUN,..., value=time|wall|steady|memory|phase:A[+B...]
  *                                  (seconds of the median run, of its step loop, or of the
  *                                  phases of its last run; memory: its peak tracked device
@@ -60,13 +65,18 @@
  *                                  pct_peak, items, h2d, d2h, d2d, peer, transfers (their sum),
  *                                  memory, kernel, registers, occupancy, limiter, blocks_per_sm,
  *                                  local_bytes, block_threads, device, fp64_ratio (FP32:FP64
- *                                  throughput), sm_count, samples, noise, status, reason,
+ *                                  throughput), sm_count, samples, noise, noise_robust,
+ *                                  median_ci, timed_out, status, reason,
  *                                  variant, items_per_second, phase:NAME, output:NAME,
  *                                  steady:NAME (the step loop's: simulated_seconds_per_hour,
  *                                  pct_peak_dram, items_per_second...), param:NAME
  *     note TEXT                    a paragraph under the table
- *     goal LABEL [at=V1,V2] [of=FACT] OP VALUE TEXT
- *                                  a goal for the row: OP one of >=, <=, >, <; VALUE compared
+ *     goal LABEL|* [at=V1,V2] [of=FACT] [and=FACT>=V]... OP VALUE TEXT
+ *                                  a goal for the row (*: every row, and a row of variant=*
+ *                                  its lines: the best cell, or of=median:|min:|max:|sum:FACT
+ *                                  or count over their valid records; and=: comparisons that
+ *                                  must hold too, base_FACT of the base's record): OP one of
+ *                                  >=, <=, >, <; VALUE compared
  *                                  with its cell at at= (else the last column where the cell is
  *                                  valid): the ratio of a row with speedup= or ratio=, else the
  *                                  value in the table's unit (bytes for memory), or of= a
@@ -113,6 +123,8 @@ typedef struct run_option {
 
 typedef struct study_run {
     char name[64];
+    char workload[64];     /* "": the study's */
+    const sb_workload *w;  /* its workload, once found */
     char params[SB_MAX_PARAMS][SB_PARAM_TEXT];
     int nparams;
     char sweeps[4][SB_PARAM_TEXT];
@@ -135,7 +147,8 @@ typedef struct study_figure {
 } study_figure;
 
 typedef struct study {
-    char path[1024], dir[1024], name[64], workload[64];
+    char path[1024], dir[1024], name[64], workload[64]; /* workload: "" where each run names one */
+    const sb_workload *w; /* the study's workload; NULL where each run names its own */
     char keys[SB_STUDY_MAX_DEFINES][64], values[SB_STUDY_MAX_DEFINES][1024];
     int ndefines;
     sb_measure_options opt;
@@ -343,6 +356,8 @@ static int parse(study *s, const char *path, char *const *defines, int ndefines)
         const char *d = w[0];
         if (!strcmp(d, "study") && n == 2) {
             rc = copy_word(s->name, sizeof s->name, w[1], path, line);
+        } else if (run && !strcmp(d, "workload") && n == 2) {
+            rc = copy_word(run->workload, sizeof run->workload, w[1], path, line);
         } else if (!strcmp(d, "workload") && n == 2) {
             rc = copy_word(s->workload, sizeof s->workload, w[1], path, line);
         } else if (!strcmp(d, "define") && n == 3) {
@@ -437,8 +452,12 @@ static int parse(study *s, const char *path, char *const *defines, int ndefines)
         }
     }
     fclose(f);
-    if (rc == 0 && (!s->name[0] || !s->workload[0] || s->nruns == 0))
-        rc = sb_fail("%s: a study needs a 'study NAME', a 'workload NAME' and at least one 'run'",
+    int every_run_has_one = s->nruns > 0;
+    for (int i = 0; i < s->nruns; i++)
+        every_run_has_one &= s->runs[i].workload[0] != '\0';
+    if (rc == 0 && (!s->name[0] || (!s->workload[0] && !every_run_has_one) || s->nruns == 0))
+        rc = sb_fail("%s: a study needs a 'study NAME', a 'workload NAME' (or one under every "
+                     "run) and at least one 'run'",
                      path);
     return rc;
 }
@@ -512,6 +531,7 @@ static int list_sources(study *s)
         snprintf(src->name, sizeof src->name, "%s", s->runs[i].name);
         snprintf(src->pattern, sizeof src->pattern, "%s.json", s->runs[i].name);
         src->is_run = 1;
+        src->workload = s->runs[i].w;
     }
     for (int i = 0; i < s->nrecords; i++) {
         if (find_source(s, s->records[i].name, strlen(s->records[i].name)))
@@ -521,13 +541,14 @@ static int list_sources(study *s)
             return sb_fail("%s: records %s %s: give a file name or pattern without '/' (records "
                            "are read from the study's output directory)",
                            s->path, s->records[i].name, s->records[i].pattern);
-        s->sources[s->nsources++] = s->records[i];
+        s->sources[s->nsources] = s->records[i];
+        s->sources[s->nsources++].workload = s->w ? s->w : s->nruns ? s->runs[0].w : NULL;
     }
     return 0;
 }
 
 /* The table's columns: every point of the runs its from= lists (the table's and its rows'). */
-static int table_points(const study *s, sb_table *t, const sb_workload *w)
+static int table_points(const study *s, sb_table *t)
 {
     for (int r = 0; r < s->nruns; r++) {
         const study_run *run = &s->runs[r];
@@ -543,7 +564,7 @@ static int table_points(const study *s, sb_table *t, const sb_workload *w)
         int last = 0;
         for (long k = 0; named && !last; k++) {
             sb_params params;
-            if (point_params(s, run, w, k, &params, &last) != 0 ||
+            if (point_params(s, run, run->w, k, &params, &last) != 0 ||
                 sb_table_add_point(t, &params, s->path) != 0)
                 return -1;
         }
@@ -567,10 +588,14 @@ static int check_variants(const study *s, const study_run *run, const sb_workloa
 
 /* Every point's parameters (counting the points), the variant and reference names and the runs
  * the figures draw from, so that a mistake stops the study before its first run. */
-static int check_study(study *s, const sb_workload *w)
+static int check_study(study *s, const sb_workload *study_w)
 {
+    s->w = study_w;
     for (int r = 0; r < s->nruns; r++) {
         study_run *run = &s->runs[r];
+        if (!run->w)
+            run->w = study_w; /* the study's workload, unless the run names its own */
+        const sb_workload *w = run->w;
         if (check_variants(s, run, w) != 0)
             return -1;
         if (run->reference[0] && !sb_find_variant(w, run->reference))
@@ -603,7 +628,7 @@ static int check_study(study *s, const sb_workload *w)
     for (int i = 0; i < s->ntables; i++) {
         sb_table *t = &s->tables[i];
         if (sb_table_check_sources(t, s->sources, s->nsources, s->path) != 0 ||
-            table_points(s, t, w) != 0 || sb_table_check(t, w, s->path) != 0)
+            table_points(s, t) != 0 || sb_table_check(t, s->sources, s->nsources, s->path) != 0)
             return -1;
     }
     return 0;
@@ -732,10 +757,10 @@ static int repetitions_done(const char *path, int n)
     return done;
 }
 
-static int run_sweep(const study *s, const study_run *run, const sb_workload *w,
-                     const char *dir, int argc, char **argv, int quiet, int resume,
+static int run_sweep(const study *s, const study_run *run, const char *dir, int argc, char **argv, int quiet, int resume,
                      sb_point_outcome *total)
 {
+    const sb_workload *w = run->w;
     sb_measure_options opt = s->opt;
     for (int i = 0; i < run->noptions; i++) /* their values were checked when read */
         sb_measure_option(&opt, run->options[i].name,
@@ -800,8 +825,7 @@ static int run_sweep(const study *s, const study_run *run, const sb_workload *w,
 }
 
 /* A data figure's dump files: every point's, of every run it draws from, in point order. */
-static int find_dumps(const study *s, const study_figure *fig, const sb_workload *w,
-                      const char *dir, char (**paths)[2048], int *n)
+static int find_dumps(const study *s, const study_figure *fig, const char *dir, char (**paths)[2048], int *n)
 {
     long total = 0;
     const study_run *runs[SB_STUDY_MAX_RUNS];
@@ -827,7 +851,7 @@ static int find_dumps(const study *s, const study_figure *fig, const sb_workload
         for (long k = 0; !last; k++) {
             sb_params params;
             char name[1024];
-            if (point_params(s, runs[i], w, k, &params, &last) != 0)
+            if (point_params(s, runs[i], runs[i]->w, k, &params, &last) != 0)
                 return -1;
             dump_name(runs[i], &params, name, sizeof name);
             snprintf((*paths)[*n], sizeof **paths, "%s/%s", dir, name);
@@ -843,7 +867,7 @@ static int find_dumps(const study *s, const study_figure *fig, const sb_workload
 
 #define MAX_INPUTS 64
 
-static int draw(const study *s, const study_figure *fig, const sb_workload *w, const char *dir)
+static int draw(const study *s, const study_figure *fig, const char *dir)
 {
     const char *inputs[MAX_INPUTS];
     static char paths[MAX_INPUTS][2048];
@@ -882,7 +906,7 @@ static int draw(const study *s, const study_figure *fig, const sb_workload *w, c
     char(*dumps)[2048] = NULL;
     const char **dump_list = NULL;
     int data = !strcmp(fig->kind, "data");
-    if (data && find_dumps(s, fig, w, dir, &dumps, &ndumps) != 0) {
+    if (data && find_dumps(s, fig, dir, &dumps, &ndumps) != 0) {
         free(dumps);
         return -1;
     }
@@ -920,7 +944,7 @@ static int draw(const study *s, const study_figure *fig, const sb_workload *w, c
 }
 
 /* --check: the figure scripts are there, and what the study would run and draw. */
-static int print_plan(const study *s, const sb_workload *w)
+static int print_plan(const study *s)
 {
     for (int i = 0; i < s->nfigures; i++) {
         const study_figure *fig = &s->figures[i];
@@ -941,7 +965,9 @@ static int print_plan(const study *s, const sb_workload *w)
         const study_run *run = &s->runs[i];
         printf("run %s: %ld point%s; variants %s; reference %s", run->name, run->npoints,
                run->npoints == 1 ? "" : "s", run->variants,
-               run->reference[0] ? run->reference : w->reference);
+               run->reference[0] ? run->reference : run->w->reference);
+        if (run->workload[0])
+            printf("; workload %s", run->w->name);
         for (int k = 0; k < run->noptions; k++)
             printf("; option %s%s%s", run->options[k].name, run->options[k].has_value ? " " : "",
                    run->options[k].value);
@@ -949,7 +975,7 @@ static int print_plan(const study *s, const sb_workload *w)
             sb_params params;
             char name[1024];
             int last;
-            point_params(s, run, w, 0, &params, &last); /* checked by check_study */
+            point_params(s, run, run->w, 0, &params, &last); /* checked by check_study */
             dump_name(run, &params, name, sizeof name);
             printf("; dump %s%s", name, run->npoints > 1 ? " and one per other point" : "");
         }
@@ -1082,8 +1108,13 @@ int sb_study_main(const sb_study_args *a, int argc, char **argv)
     static study s;
     memset(&s, 0, sizeof s);
     const sb_workload *w = NULL;
-    if (parse(&s, file, a->defines, a->ndefines) != 0 || !(w = sb_find_workload(s.workload)) ||
-        check_study(&s, w) != 0) {
+    int rc = parse(&s, file, a->defines, a->ndefines);
+    if (rc == 0 && s.workload[0] && !(w = sb_find_workload(s.workload)))
+        rc = -1;
+    for (int i = 0; rc == 0 && i < s.nruns; i++) /* a run's own workload */
+        if (s.runs[i].workload[0] && !(s.runs[i].w = sb_find_workload(s.runs[i].workload)))
+            rc = sb_fail_context("%s:%d: run %s", file, s.runs[i].line, s.runs[i].name);
+    if (rc != 0 || check_study(&s, w) != 0) {
         fprintf(stderr, "stagebench study: %s\n", sb_error());
         return 2;
     }
@@ -1096,7 +1127,7 @@ int sb_study_main(const sb_study_args *a, int argc, char **argv)
             return 2;
         }
     }
-    if (check && print_plan(&s, w) != 0) {
+    if (check && print_plan(&s) != 0) {
         fprintf(stderr, "stagebench study: %s\n", sb_error());
         return 2;
     }
@@ -1117,7 +1148,7 @@ int sb_study_main(const sb_study_args *a, int argc, char **argv)
             continue;
         if (!quiet)
             printf("run %s\n", s.runs[i].name);
-        if (run_sweep(&s, &s.runs[i], w, dir, argc, argv, quiet, resume, &total) != 0) {
+        if (run_sweep(&s, &s.runs[i], dir, argc, argv, quiet, resume, &total) != 0) {
             fprintf(stderr, "stagebench study: %s\n", sb_error());
             return 2;
         }
@@ -1125,12 +1156,13 @@ int sb_study_main(const sb_study_args *a, int argc, char **argv)
     /* a records file that cannot be read, or a table not made, is an error (exit 2); a figure
      * the records give nothing to draw from (CPU records, no gnuplot) is not */
     int drawn = 0, tabled = 0, errors = 0, state[SB_STUDY_MAX_RUNS + MAX_RECORDS] = {0};
+    int goals[3] = {0, 0, 0}, ngoals = 0; /* met, missed, not measured */
     if (nonly > 0)
         printf("figures and tables: when every run is done, stagebench study %s --out %s "
                "--figures-only\n",
                file, dir);
     for (int i = 0; i < s.nfigures && nonly == 0; i++) {
-        if (draw(&s, &s.figures[i], w, dir) == 0) {
+        if (draw(&s, &s.figures[i], dir) == 0) {
             printf("figure %s: %s/%s.png (.svg)\n", s.figures[i].name, dir, s.figures[i].name);
             drawn++;
         } else {
@@ -1141,7 +1173,8 @@ int sb_study_main(const sb_study_args *a, int argc, char **argv)
     }
     for (int i = 0; i < s.ntables && nonly == 0; i++) {
         const sb_table *t = &s.tables[i];
-        if (sb_table_render(t, s.sources, s.nsources, dir, stdout) == 0) {
+        ngoals += t->ngoals;
+        if (sb_table_render_goals(t, s.sources, s.nsources, dir, stdout, goals) == 0) {
             printf("table %s: %s/%s.md\n", t->name, dir, t->name);
             tabled++;
             continue;
@@ -1157,10 +1190,14 @@ int sb_study_main(const sb_study_args *a, int argc, char **argv)
             fprintf(stderr, "stagebench study: table %s: not made: %s\n", t->name, why);
         errors++;
     }
+    char goals_text[128] = ""; /* the tables' goals, as their Goals lists say */
+    if (ngoals && nonly == 0)
+        snprintf(goals_text, sizeof goals_text, "goals %d met, %d missed, %d not measured; ",
+                 goals[0], goals[1], goals[2]);
     printf("study %s: %d valid, %d invalid, %d failed, %d skipped records; %d of %d figures; "
-           "%d of %d tables; in %s/\n",
+           "%d of %d tables; %sin %s/\n",
            s.name, total.valid, total.invalid, total.failed, total.skipped, drawn, s.nfigures,
-           tabled, s.ntables, dir);
+           tabled, s.ntables, goals_text, dir);
     if (resume)
         printf("study %s: %d of those records kept from before (--resume)\n", s.name,
                total.kept);

@@ -23,7 +23,7 @@
 
 static const char *const key_names[SB_TK_COUNT] = {
     "from", "variant", "where", "value", "per", "kernel", "speedup", "ratio", "base-where",
-    "base-value"};
+    "base-value", "only"};
 
 /* ---- reading the study file ---- */
 
@@ -79,7 +79,8 @@ int sb_table_key(sb_table *t, const char *kv, const char *path, int line)
     }
     return sb_fail(
         "%s:%d: table %s: '%s' is not a table key (from, cols, columns, col-label, unit, "
-        "title, variant, where, value, per, kernel, speedup, ratio, base-where, base-value)",
+        "title, variant, where, value, per, kernel, speedup, ratio, base-where, base-value, "
+        "only)",
         path, line, t->name, kv);
 }
 
@@ -93,14 +94,36 @@ static sb_table_row *find_row(sb_table *t, const char *label)
 
 static const char *const goal_ops[] = {">=", "<=", ">", "<", NULL};
 
-/* goal LABEL [at=V,V] [of=FACT] OP VALUE TEXT... (the row given before it) */
+/* OP VALUE of a goal's comparison into c; the error names the goal. */
+static int goal_comparison(const sb_table *t, const char *label, const char *op,
+                           const char *value, sb_table_condition *c, const char *path, int line)
+{
+    int k = 0;
+    while (goal_ops[k] && strcmp(op, goal_ops[k]))
+        k++;
+    if (!goal_ops[k])
+        return sb_fail("%s:%d: table %s: goal %s: '%s' is not a comparison (use >=, <=, > or <; "
+                       "quote it in a shell)",
+                       path, line, t->name, label, op);
+    snprintf(c->op, sizeof c->op, "%s", goal_ops[k]);
+    char *end;
+    c->value = strtod(value, &end);
+    if (end == value || *end || !isfinite(c->value))
+        return sb_fail("%s:%d: table %s: goal %s: '%s' is not a number (a ratio for a row with "
+                       "speedup= or ratio=, else a value in the table's unit, or of= the fact's)",
+                       path, line, t->name, label, value);
+    return copy(c->value_text, sizeof c->value_text, value, path, line);
+}
+
+/* goal LABEL|* [at=V,V] [of=FACT] [and=FACTOPVALUE]... OP VALUE TEXT... (the row given before
+ * it; *: every row) */
 static int goal_line(sb_table *t, char **w, int n, const char *path, int line)
 {
-    static const char syntax[] = "'goal LABEL [at=V,V] [of=FACT] OP VALUE TEXT...' (OP: >=, "
-                                 "<=, > or <)";
+    static const char syntax[] = "'goal LABEL|* [at=V,V] [of=FACT] [and=FACT>=VALUE]... OP VALUE "
+                                 "TEXT...' (OP: >=, <=, > or <)";
     if (n < 5)
         return sb_fail("%s:%d: table %s: %s", path, line, t->name, syntax);
-    if (!find_row(t, w[1]))
+    if (strcmp(w[1], "*") && !find_row(t, w[1]))
         return sb_fail("%s:%d: table %s: goal: no row '%s' before this line (write its 'row' "
                        "line first)",
                        path, line, t->name, w[1]);
@@ -113,28 +136,36 @@ static int goal_line(sb_table *t, char **w, int n, const char *path, int line)
     if (copy(g->label, sizeof g->label, w[1], path, line) != 0)
         return -1;
     int i = 2;
-    for (; i < n && (!strncmp(w[i], "at=", 3) || !strncmp(w[i], "of=", 3)); i++)
-        if (copy(w[i][0] == 'a' ? g->at : g->of, w[i][0] == 'a' ? sizeof g->at : sizeof g->of,
-                 w[i] + 3, path, line) != 0)
+    for (; i < n && (!strncmp(w[i], "at=", 3) || !strncmp(w[i], "of=", 3) ||
+                     !strncmp(w[i], "and=", 4));
+         i++) {
+        if (!strncmp(w[i], "and=", 4)) {
+            /* and=FACT OP VALUE, one word: the comparison is the first < or > */
+            const char *fact = w[i] + 4, *op = fact + strcspn(fact, "<>");
+            size_t oplen = op[0] && op[1] == '=' ? 2 : 1;
+            char opbuf[3];
+            if (!*op || op == fact)
+                return sb_fail("%s:%d: table %s: goal %s: %s: give and=FACT>=VALUE (or <=, >, <)",
+                               path, line, t->name, g->label, w[i]);
+            if (g->nand == SB_TABLE_GOAL_CONDITIONS)
+                return sb_fail("%s:%d: table %s: goal %s: more than %d and= conditions", path,
+                               line, t->name, g->label, SB_TABLE_GOAL_CONDITIONS);
+            sb_table_condition *c = &g->and_[g->nand++];
+            snprintf(opbuf, sizeof opbuf, "%.*s", (int)oplen, op);
+            if ((size_t)(op - fact) >= sizeof c->of)
+                return sb_fail("%s:%d: table %s: goal %s: %s: the fact's name is too long", path,
+                               line, t->name, g->label, w[i]);
+            snprintf(c->of, sizeof c->of, "%.*s", (int)(op - fact), fact);
+            if (goal_comparison(t, g->label, opbuf, op + oplen, c, path, line) != 0)
+                return -1;
+        } else if (copy(w[i][0] == 'a' ? g->at : g->c.of,
+                        w[i][0] == 'a' ? sizeof g->at : sizeof g->c.of, w[i] + 3, path,
+                        line) != 0)
             return -1;
+    }
     if (n - i < 3)
         return sb_fail("%s:%d: table %s: goal %s: %s", path, line, t->name, g->label, syntax);
-    int op = -1;
-    for (int k = 0; goal_ops[k]; k++)
-        if (!strcmp(w[i], goal_ops[k]))
-            op = k;
-    if (op < 0)
-        return sb_fail("%s:%d: table %s: goal %s: '%s' is not a comparison (use >=, <=, > or <; "
-                       "quote it in a shell)",
-                       path, line, t->name, g->label, w[i]);
-    snprintf(g->op, sizeof g->op, "%s", goal_ops[op]);
-    char *end;
-    g->value = strtod(w[i + 1], &end);
-    if (end == w[i + 1] || *end || !isfinite(g->value))
-        return sb_fail("%s:%d: table %s: goal %s: '%s' is not a number (a ratio for a row with "
-                       "speedup= or ratio=, else a value in the table's unit, or of= the fact's)",
-                       path, line, t->name, g->label, w[i + 1]);
-    if (copy(g->value_text, sizeof g->value_text, w[i + 1], path, line) != 0)
+    if (goal_comparison(t, g->label, w[i], w[i + 1], &g->c, path, line) != 0)
         return -1;
     size_t len = 0;
     for (int k = i + 2; k < n; k++)
@@ -186,7 +217,7 @@ int sb_table_line(sb_table *t, char **w, int n, const char *path, int line)
             if (rc > 0)
                 return sb_fail("%s:%d: table %s: row %s: '%s' is not a row key (from, variant, "
                                "where, value, per, kernel, speedup, ratio, base-where, "
-                               "base-value)",
+                               "base-value, only)",
                                path, line, t->name, r->label, w[i]);
             if (rc < 0)
                 return -1;
@@ -380,6 +411,9 @@ static const char *const facts[] = {"value",
                                     "value_bw",
                                     "value_pct_peak",
                                     "items_per_second",
+                                    "noise_robust",
+                                    "median_ci",
+                                    "timed_out",
                                     NULL};
 static const char *const numeric_facts[] = {"value",         "items",
                                             "value_bw",      "value_pct_peak",
@@ -391,7 +425,9 @@ static const char *const numeric_facts[] = {"value",         "items",
                                             "blocks_per_sm", "local_bytes",
                                             "block_threads", "fp64_ratio",
                                             "sm_count",      "items_per_second",
-                                            NULL};
+                                            "samples",       "noise",
+                                            "noise_robust",  "median_ci",
+                                            "timed_out",     NULL};
 
 static int listed(const char *const *names, const char *name)
 {
@@ -408,6 +444,24 @@ static int known_fact(const char *name, int numeric)
     if (!strncmp(name, "output:", 7) || !strncmp(name, "steady:", 7))
         return name[7] != '\0';
     return listed(numeric ? numeric_facts : facts, name);
+}
+
+/* A goal's aggregate over several records: median:FACT, min:FACT, max:FACT, sum:FACT or count;
+ * *fact the FACT ("" for count). 0: not an aggregate. */
+static const char *const aggregates[] = {"median:", "min:", "max:", "sum:", NULL};
+static int aggregate_of(const char *of, const char **fact)
+{
+    if (!strcmp(of, "count")) {
+        *fact = "";
+        return 1;
+    }
+    for (int i = 0; aggregates[i]; i++)
+        if (!strncmp(of, aggregates[i], strlen(aggregates[i]))) {
+            *fact = of + strlen(aggregates[i]);
+            return 1;
+        }
+    *fact = of;
+    return 0;
 }
 
 static int check_placeholders(const sb_table *t, const sb_table_row *r, const char *path)
@@ -510,16 +564,55 @@ static int col_cmp(const void *a, const void *b)
     return 0;
 }
 
-int sb_table_check(sb_table *t, const sb_workload *w, const char *path)
+/* The distinct workloads of the sources a from= list names (those known). */
+static int from_workloads(const char *from, const sb_table_source *src, int nsrc,
+                          const sb_workload **out, int cap)
 {
-    if (t->ncol_params == 0)
-        return sb_fail("%s:%d: table %s has no cols=PARAM[,PARAM]", path, t->line, t->name);
+    int n = 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", from);
+    for (char *save = NULL, *name = strtok_r(buf, ",", &save); name;
+         name = strtok_r(NULL, ",", &save))
+        for (int i = 0; i < nsrc; i++) {
+            int seen = 0;
+            for (int k = 0; k < n; k++)
+                seen |= out[k] == src[i].workload;
+            if (!strcmp(src[i].name, name) && src[i].workload && !seen && n < cap)
+                out[n++] = src[i].workload;
+        }
+    return n;
+}
+
+/* A goal's measure (of=, or an and= condition's): a numeric fact, an aggregate of one, or the
+ * cell (""). aggregate: whether the goal's first measure is one (its conditions must agree). */
+static int check_goal_measure(const sb_table *t, const sb_table_goal *g, const char *of,
+                              int aggregate, const char *path)
+{
+    const char *fact;
+    int agg = aggregate_of(of, &fact);
+    const char *plain = !agg && !strncmp(fact, "base_", 5) && of != g->c.of ? fact + 5 : fact;
+    if ((fact[0] || !agg) && of[0] && !known_fact(plain, 1))
+        return sb_fail("%s:%d: table %s: goal %s: of=%s is not a numeric fact (value, items, "
+                       "items_per_second, value_bw, value_pct_peak, bytes, bytes_per_second, "
+                       "h2d, d2h, d2d, peer, transfers, memory, registers, occupancy, "
+                       "blocks_per_sm, local_bytes, block_threads, fp64_ratio, sm_count, "
+                       "samples, noise, noise_robust, median_ci, timed_out, phase:NAME, "
+                       "output:NAME, steady:NAME; in an and=, base_FACT too; or an aggregate: "
+                       "median:FACT, min:FACT, max:FACT, sum:FACT, count)",
+                       path, g->line, t->name, g->label, of);
+    if (agg != aggregate)
+        return sb_fail("%s:%d: table %s: goal %s: %s: %s", path, g->line, t->name, g->label,
+                       of[0] ? of : "the cell",
+                       aggregate ? "the goal is an aggregate (of=AGG:FACT): give its and= "
+                                   "conditions as aggregates too"
+                                 : "an aggregate in an and= needs the goal's of= to be one too");
+    return 0;
+}
+
+int sb_table_check(sb_table *t, const sb_table_source *src, int nsrc, const char *path)
+{
     if (t->nrows == 0)
         return sb_fail("%s:%d: table %s has no 'row' line", path, t->line, t->name);
-    for (int k = 0; k < t->ncol_params; k++)
-        if (!is_param(w, t->col_param[k]))
-            return sb_fail("%s:%d: table %s: cols: '%s' is not a parameter of %s", path, t->line,
-                           t->name, t->col_param[k], w->name);
     if (t->columns[0] && !t->ncols && parse_columns(t, path) != 0)
         return -1;
     if (t->ncols == 0)
@@ -537,36 +630,59 @@ int sb_table_check(sb_table *t, const sb_workload *w, const char *path)
         const char *per = row_key_value(t, r, SB_TK_PER);
         const char *speedup = row_key_value(t, r, SB_TK_SPEEDUP);
         const char *ratio = row_key_value(t, r, SB_TK_RATIO);
-        if (!sb_find_variant(w, v))
-            return sb_fail("%s:%d: table %s: row %s: '%s' is not a variant of %s (variant=NAME "
-                           "names it when the label does not)",
-                           path, r->line, t->name, r->label, v, w->name);
+        const char *only = row_key_value(t, r, SB_TK_ONLY);
+        const char *base = speedup[0] ? speedup : ratio;
+        const char *base_value = row_key_value(t, r, SB_TK_BASE_VALUE);
+        const sb_workload *ws[16];
+        int nw = from_workloads(row_key_value(t, r, SB_TK_FROM), src, nsrc, ws, 16);
         if (!value[0])
             return sb_fail("%s:%d: table %s: row %s has no value= (time, wall, steady, "
                            "phase:NAME[+NAME...])",
                            path, r->line, t->name, r->label);
-        if (check_value(w, value, path, r->line) != 0)
-            return -1;
-        if (per[0] && !is_param(w, per))
-            return sb_fail("%s:%d: table %s: per=%s is not a parameter of %s", path, r->line,
-                           t->name, per, w->name);
+        if (only[0] && strcmp(only, "kernel-level"))
+            return sb_fail("%s:%d: table %s: row %s: only=%s: the one filter is only=kernel-level "
+                           "(the GPU records of kernel-level stages, timed by CUDA events)",
+                           path, r->line, t->name, r->label, only);
+        if (!strcmp(v, "*") && (base[0] || r->explain[0]))
+            return sb_fail("%s:%d: table %s: row %s stands for every variant (variant=*): it takes "
+                           "no speedup=, ratio= or explain line",
+                           path, r->line, t->name, r->label);
+        if (nw > 1 && t->ncol_params)
+            return sb_fail("%s:%d: table %s: row %s reads runs of %d workloads: such a table has "
+                           "no cols= (one column, every record)",
+                           path, r->line, t->name, r->label, nw);
+        for (int k = 0; k < nw; k++) {
+            const sb_workload *w = ws[k];
+            for (int c = 0; c < t->ncol_params; c++)
+                if (!is_param(w, t->col_param[c]))
+                    return sb_fail("%s:%d: table %s: cols: '%s' is not a parameter of %s", path,
+                                   t->line, t->name, t->col_param[c], w->name);
+            if (strcmp(v, "*") && !sb_find_variant(w, v))
+                return sb_fail("%s:%d: table %s: row %s: '%s' is not a variant of %s "
+                               "(variant=NAME names it when the label does not)",
+                               path, r->line, t->name, r->label, v, w->name);
+            if (check_value(w, value, path, r->line) != 0)
+                return -1;
+            if (per[0] && !is_param(w, per))
+                return sb_fail("%s:%d: table %s: per=%s is not a parameter of %s", path, r->line,
+                               t->name, per, w->name);
+            if (base[0] && !sb_find_variant(w, base))
+                return sb_fail("%s:%d: table %s: row %s: base '%s' is not a variant of %s", path,
+                               r->line, t->name, r->label, base, w->name);
+            if (base_value[0] && check_value(w, base_value, path, r->line) != 0)
+                return -1;
+            if (check_where(w, row_key_value(t, r, SB_TK_WHERE), "where", path, r->line) != 0 ||
+                check_where(w, row_key_value(t, r, SB_TK_BASE_WHERE), "base-where", path,
+                            r->line) != 0)
+                return -1;
+        }
         if (speedup[0] && ratio[0])
             return sb_fail("%s:%d: table %s: row %s has both speedup=%s and ratio=%s; give one",
                            path, r->line, t->name, r->label, speedup, ratio);
-        const char *base = speedup[0] ? speedup : ratio;
-        if (base[0] && !sb_find_variant(w, base))
-            return sb_fail("%s:%d: table %s: row %s: base '%s' is not a variant of %s", path,
-                           r->line, t->name, r->label, base, w->name);
-        const char *base_value = row_key_value(t, r, SB_TK_BASE_VALUE);
         if (base_value[0] && !base[0])
             return sb_fail("%s:%d: table %s: row %s: base-value=%s needs a base (speedup= or "
                            "ratio=)",
                            path, r->line, t->name, r->label, base_value);
-        if (base_value[0] && check_value(w, base_value, path, r->line) != 0)
-            return -1;
-        if (check_where(w, row_key_value(t, r, SB_TK_WHERE), "where", path, r->line) != 0 ||
-            check_where(w, row_key_value(t, r, SB_TK_BASE_WHERE), "base-where", path, r->line) != 0)
-            return -1;
         if (r->npublished && r->npublished != t->ncols)
             return sb_fail("%s:%d: table %s: published %s gives %d values for %d columns (the "
                            "runs' points of %s, in increasing order)",
@@ -582,18 +698,18 @@ int sb_table_check(sb_table *t, const sb_workload *w, const char *path)
     }
     for (int i = 0; i < t->ngoals; i++) {
         const sb_table_goal *g = &t->goals[i];
+        const char *fact;
         if (g->at[0] && column_of(t, g->at) < 0)
             return sb_fail("%s:%d: table %s: goal %s: at=%s is not a column (give the values of "
                            "%d parameter%s, comma-separated)",
                            path, g->line, t->name, g->label, g->at, t->ncol_params,
                            t->ncol_params > 1 ? "s" : "");
-        if (g->of[0] && !known_fact(g->of, 1))
-            return sb_fail("%s:%d: table %s: goal %s: of=%s is not a numeric fact (value, items, "
-                           "items_per_second, value_bw, value_pct_peak, bytes, bytes_per_second, "
-                           "h2d, d2h, d2d, peer, transfers, memory, registers, occupancy, "
-                           "blocks_per_sm, local_bytes, block_threads, fp64_ratio, sm_count, "
-                           "phase:NAME, output:NAME, steady:NAME)",
-                           path, g->line, t->name, g->label, g->of);
+        int aggregate = aggregate_of(g->c.of, &fact);
+        if (check_goal_measure(t, g, g->c.of, aggregate, path) != 0)
+            return -1;
+        for (int k = 0; k < g->nand; k++)
+            if (check_goal_measure(t, g, g->and_[k].of, aggregate, path) != 0)
+                return -1;
     }
     return 0;
 }
@@ -738,24 +854,39 @@ static int where_names(const char *where, const char *p)
     return 0;
 }
 
+/* only=kernel-level: a GPU record of a kernel-level stage, timed by CUDA events (a record
+ * that does not say is kernel-level). */
+static int passes_only(const rec *r, const char *only)
+{
+    json_t *level = json_object_get(r->sb, "kernel_level");
+    return !only[0] || (!strcmp(text_of(r->sb, "timer"), "cuda-event") && !json_is_false(level));
+}
+
+/* Whether record r is at column c (a base's where that names a column's parameter: any). */
+static int at_column(const rec *r, const sb_table *t, int c, const char *where, int is_base)
+{
+    json_t *params = json_object_get(r->sb, "params");
+    int same = 1;
+    for (int k = 0; k < t->ncol_params; k++)
+        same &= (is_base && where_names(where, t->col_param[k])) ||
+                same_value(text_of(params, t->col_param[k]), t->col_value[c][k]);
+    return same;
+}
+
 /* The record of a variant at column c among the flagged sources: a valid one first. A base's
  * where (is_base) that names a column's parameter picks its value whatever the column (the
  * base of every column at reactions=0, at gpus=1). */
 static const rec *find_record(const loaded *L, const int *sources, const sb_table *t, int c,
-                              const char *variant, const char *where, int is_base)
+                              const char *variant, const char *where, const char *only,
+                              int is_base)
 {
     const rec *found = NULL;
     for (int i = 0; i < L->nrecs; i++) {
         const rec *r = &L->recs[i];
         json_t *params = json_object_get(r->sb, "params");
         if (!sources[r->source] || strcmp(text_of(r->sb, "variant"), variant) ||
-            !where_matches(params, where))
-            continue;
-        int same = 1;
-        for (int k = 0; k < t->ncol_params; k++)
-            same &= (is_base && where_names(where, t->col_param[k])) ||
-                    same_value(text_of(params, t->col_param[k]), t->col_value[c][k]);
-        if (!same)
+            !where_matches(params, where) || !passes_only(r, only) ||
+            !at_column(r, t, c, where, is_base))
             continue;
         if (!strcmp(text_of(r->sb, "status"), "valid"))
             return r;
@@ -923,6 +1054,10 @@ static void col_label(const sb_table *t, int c, char *out, size_t cap)
 {
     size_t len = 0;
     out[0] = '\0';
+    if (!t->col_label[0] && t->ncol_params == 0) {
+        snprintf(out, cap, "all"); /* a table without cols=: one column, every record */
+        return;
+    }
     if (!t->col_label[0]) {
         for (int k = 0; k < t->ncol_params; k++)
             len += (size_t)snprintf(out + (len < cap ? len : 0), len < cap ? cap - len : 0,
@@ -955,21 +1090,22 @@ typedef struct cell {
     double value, base_value, ratio;
 } cell;
 
-static void compute_cell(const sb_table *t, const sb_table_row *row, const loaded *L,
-                         const int *row_sources, const int *all_sources, int c, cell *out)
+static void compute_cell(const sb_table *t, const sb_table_row *row, const char *variant,
+                         const loaded *L, const int *row_sources, const int *all_sources, int c,
+                         cell *out)
 {
     const char *value = row_key_value(t, row, SB_TK_VALUE), *per = row_key_value(t, row, SB_TK_PER);
     const char *speedup = row_key_value(t, row, SB_TK_SPEEDUP);
     const char *base = speedup[0] ? speedup : row_key_value(t, row, SB_TK_RATIO);
     memset(out, 0, sizeof *out);
-    out->r = find_record(L, row_sources, t, c, row_key_value(t, row, SB_TK_VARIANT),
-                         row_key_value(t, row, SB_TK_WHERE), 0);
+    out->r = find_record(L, row_sources, t, c, variant, row_key_value(t, row, SB_TK_WHERE),
+                         row_key_value(t, row, SB_TK_ONLY), 0);
     out->value = record_value(out->r, value, per);
     out->base_value = out->ratio = NAN;
     if (base[0]) {
         const char *base_value = row_key_value(t, row, SB_TK_BASE_VALUE);
-        out->base =
-            find_record(L, all_sources, t, c, base, row_key_value(t, row, SB_TK_BASE_WHERE), 1);
+        out->base = find_record(L, all_sources, t, c, base,
+                                row_key_value(t, row, SB_TK_BASE_WHERE), "", 1);
         out->base_value = record_value(out->base, base_value[0] ? base_value : value, per);
         out->ratio = speedup[0] ? out->base_value / out->value : out->value / out->base_value;
     }
@@ -1022,6 +1158,83 @@ static const char *value_of(const sb_table *t, const sb_table_row *row, int is_b
     return is_base && base_value[0] ? base_value : row_key_value(t, row, SB_TK_VALUE);
 }
 
+/* 1234567 -> "1,234,567" (a whole number). */
+static void fmt_grouped(double x, char *buf, size_t cap)
+{
+    char digits[64];
+    snprintf(digits, sizeof digits, "%.0f", fabs(x));
+    size_t n = strlen(digits), len = 0;
+    if (x < 0 && len + 1 < cap)
+        buf[len++] = '-';
+    for (size_t i = 0; i < n && len + 2 < cap; i++) {
+        if (i && (n - i) % 3 == 0)
+            buf[len++] = ',';
+        buf[len++] = digits[i];
+    }
+    buf[len] = '\0';
+}
+
+/* The words of a numeric fact's number: a value in the table's unit, bytes, GB/s, %, a count...
+ * "n/a" where it is not a number. */
+static void format_fact(const sb_table *t, const sb_table_row *row, int is_base, const char *name,
+                        double num, char *text, size_t cap)
+{
+    if (!strcmp(name, "value") || !strncmp(name, "phase:", 6)) {
+        const char *expr = !strcmp(name, "value") ? value_of(t, row, is_base) : name;
+        fmt_value(t, expr, num, text, cap);
+        if (isfinite(num) && strcmp(expr, "memory"))
+            snprintf(text + strlen(text), cap - strlen(text), " %s", unit_name(t->unit));
+    } else if (!strncmp(name, "steady:", 7) || !strcmp(name, "items_per_second")) {
+        if (isfinite(num) && fabs(num) >= 1e6)
+            snprintf(text, cap, "%.3g", num);
+        else if (isfinite(num) && fabs(num) >= 1e3) /* simulated seconds an hour: 11,060 */
+            fmt_grouped(num, text, cap);
+        else
+            fmt_number(num, text, cap);
+    } else if (!strcmp(name, "bytes") || !strcmp(name, "h2d") || !strcmp(name, "d2h") ||
+               !strcmp(name, "d2d") || !strcmp(name, "peer") || !strcmp(name, "memory") ||
+               !strcmp(name, "transfers")) {
+        fmt_bytes(num, text, cap);
+    } else if (!strcmp(name, "value_bw") || !strcmp(name, "bytes_per_second")) {
+        fmt_number(num / 1e9, text, cap);
+        if (isfinite(num))
+            snprintf(text + strlen(text), cap - strlen(text), " GB/s");
+    } else if (!strcmp(name, "value_pct_peak")) {
+        fmt_number(num, text, cap);
+        if (isfinite(num))
+            snprintf(text + strlen(text), cap - strlen(text), " %%");
+    } else if (!strcmp(name, "items")) {
+        if (isfinite(num))
+            snprintf(text, cap, "%.3g", num);
+        else
+            fmt_number(num, text, cap);
+    } else if (!strcmp(name, "noise") || !strcmp(name, "noise_robust") ||
+               !strcmp(name, "median_ci")) { /* fractions, shown as % with two decimals */
+        if (isfinite(num))
+            snprintf(text, cap, "%.2f %%", 100 * num);
+        else
+            snprintf(text, cap, !strcmp(name, "noise") ? "n/a %%" : "n/a");
+    } else if (!strcmp(name, "occupancy")) {
+        fmt_number(100 * num, text, cap); /* a fraction, shown as % */
+        if (isfinite(num))
+            snprintf(text + strlen(text), cap - strlen(text), " %%");
+    } else if (!strcmp(name, "fp64_ratio") || !strcmp(name, "sm_count")) {
+        if (isfinite(num))
+            snprintf(text, cap, "%g", num);
+        else
+            snprintf(text, cap, "n/a");
+    } else if (!strcmp(name, "samples") || !strcmp(name, "timed_out") ||
+               !strcmp(name, "registers") || !strcmp(name, "blocks_per_sm") ||
+               !strcmp(name, "local_bytes") || !strcmp(name, "block_threads")) {
+        if (isfinite(num))
+            snprintf(text, cap, "%.0f", num);
+        else
+            snprintf(text, cap, "n/a");
+    } else { /* output:NAME */
+        fmt_number(num, text, cap);
+    }
+}
+
 /* A fact of a record (the row's, or its base's when is_base): *num its number (NaN for text
  * facts or where missing), text its words. */
 static void fact(const sb_table *t, const sb_table_row *row, const rec *r, int is_base,
@@ -1053,42 +1266,25 @@ static void fact(const sb_table *t, const sb_table_row *row, const rec *r, int i
         }
         *num = number_at(d, !strcmp(name, "sm_count") ? "sm_count" : "single_to_double_perf_ratio",
                          NULL);
-        if (isfinite(*num))
-            snprintf(text, cap, "%g", *num);
+        format_fact(t, row, is_base, name, *num, text, cap);
         return;
     }
     if (strcmp(status, "valid"))
         return; /* the rest are a measured record's */
     const char *per = row_key_value(t, row, SB_TK_PER);
     const char *value = value_of(t, row, is_base);
-    if (!strcmp(name, "value") || !strncmp(name, "phase:", 6)) {
-        const char *expr = !strcmp(name, "value") ? value : name;
-        *num = record_value(r, expr, per);
-        fmt_value(t, expr, *num, text, cap);
-        if (isfinite(*num) && strcmp(expr, "memory"))
-            snprintf(text + strlen(text), cap - strlen(text), " %s", unit_name(t->unit));
-        return;
-    }
-    if (!strncmp(name, "steady:", 7) || !strcmp(name, "items_per_second")) {
-        *num = !strcmp(name, "items_per_second") ? number_at(sb, "derived", "items_per_second")
-                                                 : number_at(sb, "steady", name + 7);
-        if (isfinite(*num) && fabs(*num) >= 1e6)
-            snprintf(text, cap, "%.3g", *num);
-        else
-            fmt_number(*num, text, cap);
-        return;
-    }
+    json_t *time = json_object_get(sb, "time");
     static const char *const byte_facts[][3] = {
         {"bytes", "derived", "bytes_moved"}, {"h2d", "transfers", "h2d"},
         {"d2h", "transfers", "d2h"},         {"d2d", "transfers", "d2d"},
         {"peer", "transfers", "peer"},       {"memory", "memory", "peak_tracked_bytes"}};
-    for (size_t i = 0; i < sizeof byte_facts / sizeof byte_facts[0]; i++)
-        if (!strcmp(name, byte_facts[i][0])) {
-            *num = number_at(sb, byte_facts[i][1], byte_facts[i][2]);
-            fmt_bytes(*num, text, cap);
-            return;
-        }
-    if (!strcmp(name, "value_bw") || !strcmp(name, "value_pct_peak")) {
+    if (!strcmp(name, "value") || !strncmp(name, "phase:", 6)) {
+        *num = record_value(r, !strcmp(name, "value") ? value : name, per);
+    } else if (!strncmp(name, "steady:", 7)) {
+        *num = number_at(sb, "steady", name + 7);
+    } else if (!strcmp(name, "items_per_second")) {
+        *num = number_at(sb, "derived", "items_per_second");
+    } else if (!strcmp(name, "value_bw") || !strcmp(name, "value_pct_peak")) {
         /* the bytes the record counts over the seconds of the row's value in a run: those of
          * the step loop for value=steady, where the record counts them */
         double bytes = number_at(sb, "derived", "bytes_moved");
@@ -1098,64 +1294,57 @@ static void fact(const sb_table *t, const sb_table_row *row, const rec *r, int i
         json_t *d = json_is_integer(json_object_get(sb, "device")) ? device_of(r) : NULL;
         double peak = d ? number_at(d, "peak_dram_bytes_per_second", NULL) : NAN;
         *num = !strcmp(name, "value_bw") ? bw : 100 * bw / peak;
-        fmt_number(!strcmp(name, "value_bw") ? *num / 1e9 : *num, text, cap);
-        if (isfinite(*num))
-            snprintf(text + strlen(text), cap - strlen(text), "%s",
-                     !strcmp(name, "value_bw") ? " GB/s" : " %");
-    } else if (!strncmp(name, "output:", 7) || !strcmp(name, "items")) {
-        json_t *derived = json_object_get(sb, "derived");
-        *num = !strcmp(name, "items")
-                   ? number_at(derived, "items", NULL)
-                   : number_at(json_object_get(derived, "output"), name + 7, NULL);
-        if (!strcmp(name, "items") && isfinite(*num))
-            snprintf(text, cap, "%.3g", *num);
-        else
-            fmt_number(*num, text, cap);
+    } else if (!strcmp(name, "items")) {
+        *num = number_at(json_object_get(sb, "derived"), "items", NULL);
+    } else if (!strncmp(name, "output:", 7)) {
+        *num = number_at(json_object_get(json_object_get(sb, "derived"), "output"), name + 7,
+                         NULL);
     } else if (!strcmp(name, "transfers")) {
         json_t *x = json_object_get(sb, "transfers");
         *num = number_at(x, "h2d", NULL) + number_at(x, "d2h", NULL) + number_at(x, "d2d", NULL) +
                number_at(x, "peer", NULL);
-        fmt_bytes(*num, text, cap);
     } else if (!strcmp(name, "bytes_per_second")) {
         *num = number_at(sb, "derived", "bytes_per_second");
-        fmt_number(*num / 1e9, text, cap);
-        if (isfinite(*num))
-            snprintf(text + strlen(text), cap - strlen(text), " GB/s");
-    } else if (!strcmp(name, "pct_peak")) {
+    } else if (!strcmp(name, "pct_peak")) { /* text alone, as before */
         double pct = number_at(sb, "derived", "pct_peak_dram");
         fmt_number(pct, text, cap);
         if (isfinite(pct))
             snprintf(text + strlen(text), cap - strlen(text), " %%");
+        return;
     } else if (!strcmp(name, "samples")) {
-        json_t *samples = json_object_get(json_object_get(sb, "time"), "samples");
+        json_t *samples = json_object_get(time, "samples");
         *num = json_is_array(samples) ? (double)json_array_size(samples) : NAN;
-        if (isfinite(*num))
-            snprintf(text, cap, "%.0f", *num);
-    } else if (!strcmp(name, "noise")) {
-        fmt_number(100 * number_at(sb, "time", "noise"), text, cap);
-        snprintf(text + strlen(text), cap - strlen(text), " %%");
+    } else if (!strcmp(name, "noise") || !strcmp(name, "noise_robust") ||
+               !strcmp(name, "median_ci")) {
+        *num = number_at(time, name, NULL);
+    } else if (!strcmp(name, "timed_out")) { /* 1: sampling stopped on the timeout */
+        *num = !strcmp(text_of(sb, "stop_reason"), "timeout");
     } else {
-        json_t *k = kernel_of(r, row_key_value(t, row, SB_TK_KERNEL));
-        if (!k)
-            return;
-        if (!strcmp(name, "kernel")) {
-            snprintf(text, cap, "%s", text_of(k, "name"));
-        } else if (!strcmp(name, "limiter")) {
-            snprintf(text, cap, "%s",
-                     json_is_string(json_object_get(k, "limited_by")) ? text_of(k, "limited_by")
-                                                                      : "n/a");
-        } else if (!strcmp(name, "occupancy")) {
-            *num = number_at(k, "occupancy", NULL);
-            fmt_number(100 * *num, text, cap);
-            if (isfinite(*num))
-                snprintf(text + strlen(text), cap - strlen(text), " %%");
-        } else {
-            const char *field = !strcmp(name, "local_bytes") ? "local_bytes_per_thread" : name;
-            *num = number_at(k, field, NULL);
-            if (isfinite(*num))
-                snprintf(text, cap, "%.0f", *num);
+        int bytes = 0;
+        for (size_t i = 0; i < sizeof byte_facts / sizeof byte_facts[0]; i++)
+            if (!strcmp(name, byte_facts[i][0])) {
+                *num = number_at(sb, byte_facts[i][1], byte_facts[i][2]);
+                bytes = 1;
+            }
+        if (!bytes) {
+            json_t *k = kernel_of(r, row_key_value(t, row, SB_TK_KERNEL));
+            if (!k)
+                return;
+            if (!strcmp(name, "kernel")) {
+                snprintf(text, cap, "%s", text_of(k, "name"));
+                return;
+            }
+            if (!strcmp(name, "limiter")) {
+                snprintf(text, cap, "%s",
+                         json_is_string(json_object_get(k, "limited_by")) ? text_of(k, "limited_by")
+                                                                          : "n/a");
+                return;
+            }
+            *num = number_at(k, !strcmp(name, "local_bytes") ? "local_bytes_per_thread" : name,
+                             NULL);
         }
     }
+    format_fact(t, row, is_base, name, *num, text, cap);
 }
 
 static void explain(FILE *f, const sb_table *t, const sb_table_row *row, const cell *cells, int c,
@@ -1331,18 +1520,99 @@ static void legend(FILE *f, const sb_table *t)
           f);
 }
 
+/* ---- lines: a row, or for a row of every variant (variant=*) one per variant and source ---- */
+
+#define MAX_LINES 128
+
+typedef struct line {
+    const sb_table_row *row;
+    int row_index;
+    const char *variant; /* the row's, or a record's (variant=*) */
+    int source;          /* -1: the sources of the row's from=; else this one alone */
+    char label[256];
+} line;
+
+/* The table's lines: each row, but a row of every variant gives a line per variant and source
+ * among its records (of any column; only= and where= applied), in the records' order; without
+ * any, one line that shows no record. */
+static int expand_rows(const sb_table *t, const loaded *L, const sb_table_source *src, int nsrc,
+                       line *lines, int *nlines)
+{
+    int n = 0;
+    for (int i = 0; i < t->nrows; i++) {
+        const sb_table_row *row = &t->rows[i];
+        const char *v = row_key_value(t, row, SB_TK_VARIANT);
+        int first = n;
+        if (strcmp(v, "*")) {
+            if (n == MAX_LINES)
+                return sb_fail("table %s: more than %d lines", t->name, MAX_LINES);
+            lines[n++] = (line){row, i, v, -1, ""};
+            snprintf(lines[n - 1].label, sizeof lines[0].label, "%s", row->label);
+            continue;
+        }
+        int sources[256] = {0};
+        mark_sources(row_key_value(t, row, SB_TK_FROM), src, nsrc, sources);
+        for (int k = 0; k < L->nrecs; k++) {
+            const rec *r = &L->recs[k];
+            const char *variant = text_of(r->sb, "variant");
+            int in_column = 0, seen = 0;
+            for (int c = 0; c < t->ncols; c++)
+                in_column |= at_column(r, t, c, "", 0);
+            if (!sources[r->source] || !variant[0] || !in_column ||
+                !where_matches(json_object_get(r->sb, "params"),
+                               row_key_value(t, row, SB_TK_WHERE)) ||
+                !passes_only(r, row_key_value(t, row, SB_TK_ONLY)))
+                continue;
+            for (int j = first; j < n; j++)
+                seen |= lines[j].source == r->source && !strcmp(lines[j].variant, variant);
+            if (seen)
+                continue;
+            if (n == MAX_LINES)
+                return sb_fail("table %s: row %s: more than %d lines", t->name, row->label,
+                               MAX_LINES);
+            lines[n++] = (line){row, i, variant, r->source, ""};
+            snprintf(lines[n - 1].label, sizeof lines[0].label, "%.100s: %.64s (%.64s)",
+                     row->label, variant, src[r->source].name);
+        }
+        if (n == first) {
+            if (n == MAX_LINES)
+                return sb_fail("table %s: more than %d lines", t->name, MAX_LINES);
+            lines[n++] = (line){row, i, "*", -1, ""}; /* no record: every cell — */
+            snprintf(lines[n - 1].label, sizeof lines[0].label, "%s", row->label);
+        }
+    }
+    *nlines = n;
+    return 0;
+}
+
 /* ---- goals ---- */
+
+static int compare_op(const char *op, double m, double value)
+{
+    return !strcmp(op, ">=") ? m >= value : !strcmp(op, "<=") ? m <= value
+                                        : !strcmp(op, ">")    ? m > value
+                                                              : m < value;
+}
+
+static const char *op_sign(const char *op)
+{
+    return !strcmp(op, ">=") ? "≥" : !strcmp(op, "<=") ? "≤" : op;
+}
 
 /* What a goal compares at a cell: the fact of its record (of=), else the ratio of a row with a
  * base, else the value; NaN where there is none. */
-static double goal_measure(const sb_table *t, const sb_table_row *row, const sb_table_goal *g,
+static double goal_measure(const sb_table *t, const sb_table_row *row, const char *of,
                            const cell *x, char *text, size_t cap)
 {
     const char *speedup = row_key_value(t, row, SB_TK_SPEEDUP);
     const char *base = speedup[0] ? speedup : row_key_value(t, row, SB_TK_RATIO);
     double m;
-    if (g->of[0]) {
-        fact(t, row, x->r, 0, g->of, &m, text, cap);
+    if (of[0] && !strncmp(of, "base_", 5)) {
+        fact(t, row, x->base, 1, of + 5, &m, text, cap);
+        return x->base && x->r && !strcmp(text_of(x->r->sb, "status"), "valid") ? m : NAN;
+    }
+    if (of[0]) {
+        fact(t, row, x->r, 0, of, &m, text, cap);
     } else if (base[0]) {
         m = x->ratio;
         fmt_ratio(m, text, cap);
@@ -1357,8 +1627,58 @@ static double goal_measure(const sb_table *t, const sb_table_row *row, const sb_
     return x->r && !strcmp(text_of(x->r->sb, "status"), "valid") ? m : NAN;
 }
 
+/* An aggregate (median:, min:, max:, sum: of a fact, or count) over the valid records of the
+ * goal's lines at column c; *n their count. NaN where none has the fact. */
+static double goal_aggregate(const sb_table *t, const line *lines, const int *in, int nlines,
+                             cell (*cells)[SB_TABLE_COLS], int c, const char *of, char *text,
+                             size_t cap, int *n)
+{
+    const char *fact_name;
+    aggregate_of(of, &fact_name);
+    double *v = calloc((size_t)nlines + 1, sizeof *v), out = NAN;
+    const sb_table_row *row = NULL;
+    *n = 0;
+    for (int i = 0; v && i < nlines; i++) {
+        char scratch[256];
+        if (!in[i])
+            continue;
+        const cell *x = &cells[i][c];
+        if (!x->r || strcmp(text_of(x->r->sb, "status"), "valid"))
+            continue;
+        double m = 1;
+        if (fact_name[0])
+            fact(t, lines[i].row, x->r, 0, fact_name, &m, scratch, sizeof scratch);
+        if (isfinite(m))
+            v[(*n)++] = m, row = lines[i].row;
+    }
+    if (*n > 0 && !strcmp(of, "count"))
+        out = *n;
+    else if (*n > 0 && !strncmp(of, "median:", 7)) {
+        for (int i = 1; i < *n; i++) /* insertion sort: a few records */
+            for (int k = i; k > 0 && v[k - 1] > v[k]; k--) {
+                double x = v[k];
+                v[k] = v[k - 1], v[k - 1] = x;
+            }
+        out = *n % 2 ? v[*n / 2] : (v[*n / 2 - 1] + v[*n / 2]) / 2;
+    } else if (*n > 0) {
+        out = strncmp(of, "sum:", 4) ? v[0] : 0;
+        for (int i = 0; i < *n; i++)
+            out = !strncmp(of, "sum:", 4)   ? out + v[i]
+                  : !strncmp(of, "min:", 4) ? fmin(out, v[i])
+                                            : fmax(out, v[i]);
+    }
+    free(v);
+    if (!strcmp(of, "count"))
+        snprintf(text, cap, "%.0f", out);
+    else if (row)
+        format_fact(t, row, 0, fact_name, out, text, cap);
+    else
+        snprintf(text, cap, "n/a");
+    return out;
+}
+
 /* Why a cell has nothing to compare: no record, its record's status, or its base's. */
-static void goal_missing(const sb_table *t, const sb_table_row *row, const sb_table_goal *g,
+static void goal_missing(const sb_table *t, const sb_table_row *row, const char *of,
                          const cell *x, char *out, size_t cap)
 {
     const char *speedup = row_key_value(t, row, SB_TK_SPEEDUP);
@@ -1368,56 +1688,141 @@ static void goal_missing(const sb_table *t, const sb_table_row *row, const sb_ta
         snprintf(out, cap, "no record");
     else if (strcmp(status, "valid"))
         snprintf(out, cap, "%s: %.300s", status, text_of(x->r->sb, "reason"));
-    else if (g->of[0])
-        snprintf(out, cap, "the record has no %s", g->of);
+    else if (of[0] && strncmp(of, "base_", 5))
+        snprintf(out, cap, "the record has no %s", of);
     else if (base[0] && !x->base)
         snprintf(out, cap, "no record of %s", base);
     else if (base[0] && strcmp(text_of(x->base->sb, "status"), "valid"))
         snprintf(out, cap, "%s: %s: %.300s", base, text_of(x->base->sb, "status"),
                  text_of(x->base->sb, "reason"));
+    else if (of[0])
+        snprintf(out, cap, "the record has no %s", of);
     else
         snprintf(out, cap, "the record has no value");
 }
 
-/* - TEXT: **met** (measured 410× at COL, goal ≥ 300×), **missed** (...) or not measured (why) */
-static void goal(FILE *f, const sb_table *t, const sb_table_row *row, const sb_table_goal *g,
-                 const cell *cells, char label[][128])
+/* A goal's value as the list shows it: as written, but a fraction shown as % (noise) as one. */
+static void goal_value_text(const sb_table *t, const sb_table_condition *k, char *out, size_t cap)
 {
-    static const char *const signs[] = {"≥", "≤", ">", "<"};
-    char text[256], why[512];
-    int op = 0;
-    while (strcmp(goal_ops[op], g->op))
-        op++;
-    int c = g->at[0] ? column_of(t, g->at) : -1;
-    for (int k = t->ncols - 1; !g->at[0] && c < 0 && k >= 0; k--)
-        if (isfinite(goal_measure(t, row, g, &cells[k], text, sizeof text)))
-            c = k;
+    const char *fact_name;
+    aggregate_of(k->of, &fact_name);
+    if (!strncmp(fact_name, "base_", 5))
+        fact_name += 5;
+    if (!strcmp(fact_name, "noise") || !strcmp(fact_name, "noise_robust") ||
+        !strcmp(fact_name, "median_ci"))
+        format_fact(t, &t->rows[0], 0, fact_name, k->value, out, cap);
+    else
+        snprintf(out, cap, "%s", k->value_text);
+}
+
+/* - TEXT: **met** (measured 410× at COL, goal ≥ 300×), **missed** (...) or not measured (why).
+ * A goal of one row compares its cell; of `*` or of a row of every variant, the best of its
+ * lines' cells (the largest for >= and >, the smallest for <= and <), or an aggregate over
+ * them (of=median:FACT...); and= comparisons must hold too, at the same cell or over the same
+ * records. status: 0 met, 1 missed, 2 not measured. */
+static int goal(FILE *f, const sb_table *t, const sb_table_goal *g, const line *lines,
+                int nlines, cell (*cells)[SB_TABLE_COLS], char label[][128])
+{
+    static int in[MAX_LINES];
+    const char *fact_name;
+    int aggregate = aggregate_of(g->c.of, &fact_name), nin = 0, single = -1;
+    char text[256], why[512], extra[1024] = "", goal_text[64];
+    for (int i = 0; i < nlines; i++) {
+        in[i] = !strcmp(g->label, "*") || !strcmp(lines[i].row->label, g->label);
+        if (in[i])
+            nin++, single = i;
+    }
     fprintf(f, "- %s: ", g->text);
-    double m = c >= 0 ? goal_measure(t, row, g, &cells[c], text, sizeof text) : NAN;
+    /* the column: at=, else the last where one of the lines has a measure */
+    int c = g->at[0] ? column_of(t, g->at) : -1, best = -1, n = 0;
+    for (int k = t->ncols - 1; !g->at[0] && c < 0 && k >= 0; k--)
+        for (int i = 0; i < nlines && c < 0; i++)
+            if (in[i] && (aggregate ? cells[i][k].r != NULL
+                                    : isfinite(goal_measure(t, lines[i].row, g->c.of,
+                                                            &cells[i][k], text, sizeof text))))
+                c = k;
+    double m = NAN;
+    if (c >= 0 && aggregate) {
+        m = goal_aggregate(t, lines, in, nlines, cells, c, g->c.of, text, sizeof text, &n);
+    } else if (c >= 0) {
+        for (int i = 0; i < nlines; i++) {
+            char t2[256];
+            double x = in[i] ? goal_measure(t, lines[i].row, g->c.of, &cells[i][c], t2, sizeof t2)
+                             : NAN;
+            if (isfinite(x) && (best < 0 || (g->c.op[0] == '>' ? x > m : x < m))) {
+                m = x, best = i;
+                snprintf(text, sizeof text, "%s", t2);
+            }
+        }
+    }
     if (!isfinite(m)) {
         int shown = c; /* without at=: the last column with a record of the row, if any */
         for (int k = t->ncols - 1; shown < 0 && k >= 0; k--)
-            if (cells[k].r)
-                shown = k;
-        if (shown < 0 || !cells[shown].r) {
+            for (int i = 0; i < nlines; i++)
+                if (in[i] && cells[i][k].r)
+                    shown = k;
+        if (shown < 0 || nin == 0) {
             fputs("not measured (no record)\n", f);
-            return;
+            return 2;
         }
-        goal_missing(t, row, g, &cells[shown], why, sizeof why);
+        if (nin == 1 && !aggregate) {
+            if (!cells[single][shown].r) {
+                fputs("not measured (no record)\n", f);
+                return 2;
+            }
+            goal_missing(t, lines[single].row, g->c.of, &cells[single][shown], why, sizeof why);
+        } else if (aggregate) {
+            snprintf(why, sizeof why, "no valid record with %s", fact_name[0] ? fact_name : "a value");
+        } else {
+            snprintf(why, sizeof why, "none of the %d rows has a valid cell", nin);
+        }
         fprintf(f, "not measured (at %s: %s)\n", label[shown], why);
-        return;
+        return 2;
     }
-    int met = op == 0 ? m >= g->value : op == 1 ? m <= g->value : op == 2 ? m > g->value
-                                                                          : m < g->value;
+    int met = compare_op(g->c.op, m, g->c.value), measured = 1;
+    const sb_table_row *row = best >= 0 ? lines[best].row : &t->rows[0];
+    for (int k = 0; k < g->nand; k++) {
+        const sb_table_condition *cond = &g->and_[k];
+        char ctext[256], vtext[64];
+        int cn = 0;
+        double cm = aggregate ? goal_aggregate(t, lines, in, nlines, cells, c, cond->of, ctext,
+                                               sizeof ctext, &cn)
+                              : goal_measure(t, row, cond->of, &cells[best][c], ctext,
+                                             sizeof ctext);
+        goal_value_text(t, cond, vtext, sizeof vtext);
+        if (!isfinite(cm)) {
+            if (!aggregate)
+                goal_missing(t, row, cond->of, &cells[best][c], why, sizeof why);
+            else
+                snprintf(why, sizeof why, "no valid record with %s", cond->of);
+            measured = 0;
+            break;
+        }
+        met &= compare_op(cond->op, cm, cond->value);
+        size_t len = strlen(extra);
+        snprintf(extra + len, sizeof extra - len, "; %s %s, goal %s %s", cond->of, ctext,
+                 op_sign(cond->op), vtext);
+    }
+    if (!measured) {
+        fprintf(f, "not measured (at %s: %s)\n", label[c], why);
+        return 2;
+    }
     const char *speedup = row_key_value(t, row, SB_TK_SPEEDUP);
     const char *value = row_key_value(t, row, SB_TK_VALUE);
-    const char *goal_unit = g->of[0]                                        ? ""
+    const char *goal_unit = g->c.of[0]                                          ? ""
                             : speedup[0] || row_key_value(t, row, SB_TK_RATIO)[0] ? "×"
-                            : !strcmp(value, "memory")                        ? " B"
-                                                                              : NULL;
-    fprintf(f, "%s (measured %s%s%s at %s, goal %s %s%s%s)\n", met ? "**met**" : "**missed**",
-            g->of[0] ? g->of : "", g->of[0] ? " " : "", text, label[c], signs[op], g->value_text,
-            goal_unit ? goal_unit : " ", goal_unit ? "" : unit_name(t->unit));
+                            : !strcmp(value, "memory")                          ? " B"
+                                                                                : NULL;
+    char whose[320] = "";
+    if (aggregate)
+        snprintf(whose, sizeof whose, " over %d record%s", n, n == 1 ? "" : "s");
+    else if (nin > 1)
+        snprintf(whose, sizeof whose, " of %s", lines[best].label);
+    goal_value_text(t, &g->c, goal_text, sizeof goal_text);
+    fprintf(f, "%s (measured %s%s%s%s at %s, goal %s %s%s%s%s)\n", met ? "**met**" : "**missed**",
+            g->c.of, g->c.of[0] ? " " : "", text, whose, label[c], op_sign(g->c.op), goal_text,
+            goal_unit ? goal_unit : " ", goal_unit ? "" : unit_name(t->unit), extra);
+    return met ? 0 : 1;
 }
 
 static void escape_cell(FILE *f, const char *s)
@@ -1430,11 +1835,16 @@ static void escape_cell(FILE *f, const char *s)
 }
 
 static int render(FILE *f, const sb_table *t, const loaded *L, const int *all_sources,
-                  const sb_table_source *src, int nsrc, char missing[][SB_TABLE_TEXT], int nmissing)
+                  const sb_table_source *src, int nsrc, char missing[][SB_TABLE_TEXT], int nmissing,
+                  int goals[3])
 {
-    static cell cells[SB_TABLE_ROWS][SB_TABLE_COLS];
+    static cell cells[MAX_LINES][SB_TABLE_COLS];
+    static line lines[MAX_LINES];
     static notes ns;
+    int nlines = 0;
     ns.n = 0;
+    if (expand_rows(t, L, src, nsrc, lines, &nlines) != 0)
+        return -1;
     char label[SB_TABLE_COLS][128];
     fprintf(f, "## %s%s%s\n\n", t->name, t->title[0] ? ": " : "", t->title);
     print_devices(f, L);
@@ -1450,17 +1860,20 @@ static int render(FILE *f, const sb_table *t, const loaded *L, const int *all_so
     for (int c = 0; c < t->ncols; c++)
         fputs("---|", f);
     fputc('\n', f);
-    for (int i = 0; i < t->nrows; i++) {
-        const sb_table_row *row = &t->rows[i];
+    for (int i = 0; i < nlines; i++) {
+        const sb_table_row *row = lines[i].row;
         int sources[256] = {0};
-        mark_sources(row_key_value(t, row, SB_TK_FROM), src, nsrc, sources);
+        if (lines[i].source >= 0)
+            sources[lines[i].source] = 1;
+        else
+            mark_sources(row_key_value(t, row, SB_TK_FROM), src, nsrc, sources);
         fputs("| ", f);
-        escape_cell(f, row->label);
+        escape_cell(f, lines[i].label);
         fputs(" |", f);
         for (int c = 0; c < t->ncols; c++) {
             cell *x = &cells[i][c];
             char text[256], number[32];
-            compute_cell(t, row, L, sources, all_sources, c, x);
+            compute_cell(t, row, lines[i].variant, L, sources, all_sources, c, x);
             if (isfinite(x->value)) {
                 fmt_value(t, row_key_value(t, row, SB_TK_VALUE), x->value, text, sizeof text);
                 if (isfinite(x->ratio)) {
@@ -1480,7 +1893,7 @@ static int render(FILE *f, const sb_table *t, const loaded *L, const int *all_so
             fputs(" |", f);
         }
         fputc('\n', f);
-        if (row->npublished) {
+        if (row->npublished && lines[i].source < 0) {
             fputs("| *paper* |", f);
             for (int c = 0; c < t->ncols; c++) {
                 fputs(" *", f);
@@ -1498,9 +1911,9 @@ static int render(FILE *f, const sb_table *t, const loaded *L, const int *all_so
     for (int i = 0; i < t->nnotes; i++)
         fprintf(f, "\n%s\n", t->notes[i]);
     int any = 0;
-    for (int i = 0; i < t->nrows; i++) {
-        const sb_table_row *row = &t->rows[i];
-        if (!row->explain[0])
+    for (int i = 0; i < nlines; i++) {
+        const sb_table_row *row = lines[i].row;
+        if (!row->explain[0]) /* a row of every variant has none: one line each */
             continue;
         int c = row->explain_at[0] ? column_of(t, row->explain_at) : -1;
         for (int k = t->ncols - 1; c < 0 && k >= 0; k--) /* the row's and its base's */
@@ -1525,17 +1938,21 @@ static int render(FILE *f, const sb_table *t, const loaded *L, const int *all_so
     if (t->ngoals)
         fputs("\nGoals:\n\n", f);
     for (int i = 0; i < t->ngoals; i++) {
-        const sb_table_goal *g = &t->goals[i];
-        int r = 0;
-        while (strcmp(t->rows[r].label, g->label))
-            r++;
-        goal(f, t, &t->rows[r], g, cells[r], label);
+        int status = goal(f, t, &t->goals[i], lines, nlines, cells, label);
+        if (goals)
+            goals[status == 0 ? 0 : status == 1 ? 1 : 2]++;
     }
     return ferror(f) ? sb_fail("formatting table %s failed", t->name) : 0;
 }
 
 int sb_table_render(const sb_table *t, const sb_table_source *src, int nsrc, const char *dir,
                     FILE *out)
+{
+    return sb_table_render_goals(t, src, nsrc, dir, out, NULL);
+}
+
+int sb_table_render_goals(const sb_table *t, const sb_table_source *src, int nsrc,
+                          const char *dir, FILE *out, int goals[3])
 {
     if (nsrc > 256)
         return sb_fail("table %s: more than 256 sources", t->name);
@@ -1554,7 +1971,7 @@ int sb_table_render(const sb_table *t, const sb_table_source *src, int nsrc, con
     if (rc == 0 && !(f = open_memstream(&md, &md_len)))
         rc = sb_fail("out of host memory");
     if (rc == 0)
-        rc = render(f, t, &L, used, src, nsrc, missing, nmissing);
+        rc = render(f, t, &L, used, src, nsrc, missing, nmissing, goals);
     if (f)
         fclose(f);
     if (rc == 0) {

@@ -29,6 +29,7 @@ enum {
     SB_TK_RATIO,
     SB_TK_BASE_WHERE,
     SB_TK_BASE_VALUE,
+    SB_TK_ONLY,
     SB_TK_COUNT
 };
 
@@ -42,15 +43,28 @@ typedef struct sb_table_row {
     int explain_line, line;
 } sb_table_row;
 
-/* `goal LABEL [at=V,V] [of=FACT] OP VALUE TEXT`: the row's cell (its ratio when the row has a
- * base, else its value in the table's unit; of=: a numeric fact of its record) against VALUE. */
-typedef struct sb_table_goal {
-    char label[128];
-    char at[128]; /* "": the last column where the row has a valid cell */
-    char of[64];  /* "": the cell */
-    char op[3];   /* >=, <=, >, < */
+#define SB_TABLE_GOAL_CONDITIONS 4
+
+/* One comparison of a goal: a measure (the cell, or of= a numeric FACT of its record, or
+ * AGG:FACT over several records) against a value. */
+typedef struct sb_table_condition {
+    char of[64]; /* "": the cell */
+    char op[3];  /* >=, <=, >, < */
     double value;
     char value_text[64]; /* as written */
+} sb_table_condition;
+
+/* `goal LABEL|* [at=V,V] [of=FACT] [and=FACT OP VALUE]... OP VALUE TEXT`: the row's cell (its
+ * ratio when the row has a base, else its value in the table's unit; of=: a numeric fact of its
+ * record, or an aggregate median:|min:|max:|sum:FACT or count over the row's records) against
+ * VALUE; `*`, or a row of every variant: the best of several rows' cells, or their aggregate;
+ * and=: further comparisons that must hold too. */
+typedef struct sb_table_goal {
+    char label[128]; /* a row, or "*": every row */
+    char at[128];    /* "": the last column where the row has a valid cell */
+    sb_table_condition c; /* of=, OP VALUE */
+    sb_table_condition and_[SB_TABLE_GOAL_CONDITIONS];
+    int nand;
     char text[SB_TABLE_TEXT];
     int line;
 } sb_table_goal;
@@ -80,6 +94,7 @@ typedef struct sb_table_source {
     char pattern[512]; /* relative to the output directory; a glob for records */
     char how[512];     /* records: what writes them, said when no file is there */
     int is_run;
+    const sb_workload *workload; /* the run's; the study's for records lines */
 } sb_table_source;
 
 /* The `table NAME KEY=VALUE...` line's keys, one at a time. */
@@ -91,13 +106,17 @@ int sb_table_add_point(sb_table *t, const sb_params *p, const char *path);
 /* from= of the table and of its rows name sources. */
 int sb_table_check_sources(const sb_table *t, const sb_table_source *sources, int nsources,
                            const char *path);
-/* After every point: sorts the columns and checks the names, counts and placeholders. */
-int sb_table_check(sb_table *t, const sb_workload *w, const char *path);
+/* After every point: sorts the columns and checks the names, counts and placeholders, each row
+ * against the workloads of the sources its from= names. */
+int sb_table_check(sb_table *t, const sb_table_source *sources, int nsources, const char *path);
 /* --check: one line saying what the table shows. */
 void sb_table_plan(const sb_table *t, FILE *out);
 /* Prints the table (markdown; its goals, met or missed, at the end) and writes it to
  * DIR/NAME.md. */
 int sb_table_render(const sb_table *t, const sb_table_source *sources, int nsources,
                     const char *dir, FILE *out);
+/* The same, adding its goals to goals[]: met, missed, not measured. */
+int sb_table_render_goals(const sb_table *t, const sb_table_source *sources, int nsources,
+                          const char *dir, FILE *out, int goals[3]);
 
 #endif
