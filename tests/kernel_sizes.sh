@@ -20,8 +20,11 @@ for axis in range(3):
     name = next(n for n in rows if n.startswith("void sweep_quads<%d, false>" % axis))
     size, regs, stack, st, ld = rows[name]
     assert int(size) > 100 and regs == "32" and all(x.isdigit() for x in (stack, st, ld)), (name, rows[name])
-assert any(n.startswith("overflow_push(") for n in rows), "overflow_push missing"
-assert any(n.startswith("step_done(") for n in rows), "step_done missing"
+# a kernel of every unit of variants/rdme/kernels/
+for unit_kernel in ("void sweep<byte16, 0, false>(", "void sweep_quads<0, false>(", "void sweep_strips<1>(",
+                    "sweep_xy(", "void react<packed32, true, false>(", "void count_planes<byte16>(",
+                    "step_done("):
+    assert any(n.startswith(unit_kernel) for n in rows), unit_kernel + " missing"
 PY
 }
 expect 0 "sm_90, this tree" sh bench/tools/kernel-sizes
@@ -33,7 +36,7 @@ cmp -s "$tmp/out" "$tmp/sm90" && fail "sm_80 and sm_90 gave the same code"
 expect 2 "sm_60" sh bench/tools/kernel-sizes . 60
 one_line_naming "sm_60"
 expect 2 "not a tree" sh bench/tools/kernel-sizes "$tmp"
-one_line_naming "no variants/rdme/kernels.cu"
+one_line_naming "no variants/rdme/kernels/"
 expect 2 "no such directory" sh bench/tools/kernel-sizes "$tmp/none"
 one_line_naming "no directory"
 echo "kernel_sizes: $n commands checked"

@@ -1,5 +1,5 @@
 /* Stage 1: MPD-RDME on one GPU, as Lattice Microbes does it. Per step: the x-, y- and z-sweeps and
- * the reactions (kernels.cu) on the whole lattice; then the overflow count goes to the host, and
+ * the reactions (kernels.h) on the whole lattice; then the overflow count goes to the host, and
  * when it is not zero the lattice comes to the host, the particles are placed, and the lattice
  * goes back. */
 #include <stdlib.h>

@@ -1,6 +1,6 @@
-/* The MPD-RDME kernels (kernels.cu) as every GPU engine launches them: the one-GPU stages on the
- * whole lattice, the multi-GPU stages on a z-slab of it. Whatever a buffer holds, draws and
- * overflow entries use global site indices, so any decomposition gives the same lattice. */
+/* The MPD-RDME kernels (kernels/, a file a family) as every GPU engine launches them: the one-GPU
+ * stages on the whole lattice, the multi-GPU stages on a z-slab of it. Whatever a buffer holds,
+ * draws and overflow entries use global site indices, so any decomposition gives the same lattice. */
 #ifndef RD_KERNELS_H
 #define RD_KERNELS_H
 
@@ -45,7 +45,7 @@ typedef struct rd_step {
     const long long *step_at;
     /* the step's kernels launched as programmatic dependents (the graph loop's body, where
      * rd_chain_if_one_wave says so): each may be resident before the one before it ends, and
-     * waits for it before its first read (await_previous_kernel in kernels.cu) */
+     * waits for it before its first read (sb_await_previous_kernel, cuda/chain.cuh) */
     int chained;
     /* a graph body of several steps (rd_graph_step_done): its kernels draw for step
      * *step_at + body_step, and do nothing unless body_step < *runs, the steps of the body that

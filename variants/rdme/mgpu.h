@@ -1,8 +1,9 @@
-/* The multi-GPU MPD-RDME engine (mgpu.c), the paper's spatial decomposition: the lattice split in
- * z-slabs, one per GPU, each driven by a host thread of its own; every step each GPU sweeps its
- * slab and a halo plane each side, then sends its edge planes to its neighbours; a barrier after
- * each step adds up the overflow counts. The stages (mgpu-*.c) differ by how halos travel,
- * whether the copies overlap compute, and whether the split follows the GPUs' speeds. */
+/* The multi-GPU MPD-RDME engine (mgpu.c and its mgpu-*.c parts), the paper's spatial
+ * decomposition: the lattice split in z-slabs, one per GPU, each driven by a host thread of its
+ * own; every step each GPU sweeps its slab and a halo plane each side, then sends its edge planes
+ * to its neighbours; a barrier after each step adds up the overflow counts. The stages (mgpu-*.c)
+ * differ by how halos travel, whether the copies overlap compute, and whether the split follows
+ * the GPUs' speeds. */
 #ifndef RD_MGPU_H
 #define RD_MGPU_H
 
