@@ -6,20 +6,20 @@
  * Skipped records show as X with their reason: inline when short or a memory refusal
  * ("X (needs 52.10 GiB, 41.00 GiB free)"), else as a numbered note under the table. Goals
  * compare a row's cell (its ratio, its value or a fact of its record) with a stated value and
- * end the table with a list of them, met, missed or not measured (and why). */
+ * end the table with a list of them, met, missed or not measured (and why).
+ *
+ * This file is the language (the table's keys and its row, published, explain and note lines)
+ * and its checks against the workload; the records are read in table-records.c, the
+ * placeholders' facts are table-facts.c's, goals table-goals.c's and the markdown
+ * table-render.c's (table-internal.h: what they share). */
 #include "table.h"
 
-#include <ctype.h>
-#include <fnmatch.h>
-#include <glob.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../cuda/devmem.h"
 #include "../../harness/error.h"
-#include "../../harness/json.h"
 #include "../../harness/registry.h"
+#include "table-internal.h"
 
 static const char *const key_names[SB_TK_COUNT] = {
     "from", "variant", "where", "value", "per", "kernel", "speedup", "ratio", "base-where",
@@ -27,7 +27,7 @@ static const char *const key_names[SB_TK_COUNT] = {
 
 /* ---- reading the study file ---- */
 
-static int copy(char *dst, size_t cap, const char *src, const char *path, int line)
+int tb_copy(char *dst, size_t cap, const char *src, const char *path, int line)
 {
     if (strlen(src) >= cap)
         return sb_fail("%s:%d: '%.40s...' is too long (at most %zu characters)", path, line, src,
@@ -42,7 +42,7 @@ static int row_key(char keys[][256], const char *kv, const char *path, int line)
     const char *eq = strchr(kv, '=');
     for (int k = 0; eq && k < SB_TK_COUNT; k++)
         if (strlen(key_names[k]) == (size_t)(eq - kv) && !strncmp(key_names[k], kv, eq - kv))
-            return copy(keys[k], 256, eq + 1, path, line);
+            return tb_copy(keys[k], 256, eq + 1, path, line);
     return 1;
 }
 
@@ -53,16 +53,16 @@ int sb_table_key(sb_table *t, const char *kv, const char *path, int line)
     if (rc <= 0)
         return rc;
     if (eq && !strncmp(kv, "title=", 6))
-        return copy(t->title, sizeof t->title, eq + 1, path, line);
+        return tb_copy(t->title, sizeof t->title, eq + 1, path, line);
     if (eq && !strncmp(kv, "columns=", 8))
-        return copy(t->columns, sizeof t->columns, eq + 1, path, line);
+        return tb_copy(t->columns, sizeof t->columns, eq + 1, path, line);
     if (eq && !strncmp(kv, "col-label=", 10))
-        return copy(t->col_label, sizeof t->col_label, eq + 1, path, line);
+        return tb_copy(t->col_label, sizeof t->col_label, eq + 1, path, line);
     if (eq && !strncmp(kv, "unit=", 5)) {
         if (strcmp(eq + 1, "s") && strcmp(eq + 1, "ms") && strcmp(eq + 1, "us"))
             return sb_fail("%s:%d: table %s: unit=%s: use s, ms or us", path, line, t->name,
                            eq + 1);
-        return copy(t->unit, sizeof t->unit, eq + 1, path, line);
+        return tb_copy(t->unit, sizeof t->unit, eq + 1, path, line);
     }
     if (eq && !strncmp(kv, "cols=", 5)) {
         char buf[256];
@@ -72,7 +72,7 @@ int sb_table_key(sb_table *t, const char *kv, const char *path, int line)
             if (t->ncol_params == SB_TABLE_COL_PARAMS)
                 return sb_fail("%s:%d: table %s: cols= names at most %d parameters", path, line,
                                t->name, SB_TABLE_COL_PARAMS);
-            if (copy(t->col_param[t->ncol_params++], 64, p, path, line) != 0)
+            if (tb_copy(t->col_param[t->ncol_params++], 64, p, path, line) != 0)
                 return -1;
         }
         return 0;
@@ -83,7 +83,7 @@ int sb_table_key(sb_table *t, const char *kv, const char *path, int line)
         path, line, t->name, kv);
 }
 
-static sb_table_row *find_row(sb_table *t, const char *label)
+sb_table_row *tb_find_row(sb_table *t, const char *label)
 {
     for (int i = 0; i < t->nrows; i++)
         if (!strcmp(t->rows[i].label, label))
@@ -91,67 +91,11 @@ static sb_table_row *find_row(sb_table *t, const char *label)
     return NULL;
 }
 
-static const char *const goal_ops[] = {">=", "<=", ">", "<", NULL};
-
-/* goal LABEL [at=V,V] [of=FACT] OP VALUE TEXT... (the row given before it) */
-static int goal_line(sb_table *t, char **w, int n, const char *path, int line)
-{
-    static const char syntax[] = "'goal LABEL [at=V,V] [of=FACT] OP VALUE TEXT...' (OP: >=, "
-                                 "<=, > or <)";
-    if (n < 5)
-        return sb_fail("%s:%d: table %s: %s", path, line, t->name, syntax);
-    if (!find_row(t, w[1]))
-        return sb_fail("%s:%d: table %s: goal: no row '%s' before this line (write its 'row' "
-                       "line first)",
-                       path, line, t->name, w[1]);
-    if (t->ngoals == SB_TABLE_GOALS)
-        return sb_fail("%s:%d: table %s: more than %d goals", path, line, t->name,
-                       SB_TABLE_GOALS);
-    sb_table_goal *g = &t->goals[t->ngoals];
-    memset(g, 0, sizeof *g);
-    g->line = line;
-    if (copy(g->label, sizeof g->label, w[1], path, line) != 0)
-        return -1;
-    int i = 2;
-    for (; i < n && (!strncmp(w[i], "at=", 3) || !strncmp(w[i], "of=", 3)); i++)
-        if (copy(w[i][0] == 'a' ? g->at : g->of, w[i][0] == 'a' ? sizeof g->at : sizeof g->of,
-                 w[i] + 3, path, line) != 0)
-            return -1;
-    if (n - i < 3)
-        return sb_fail("%s:%d: table %s: goal %s: %s", path, line, t->name, g->label, syntax);
-    int op = -1;
-    for (int k = 0; goal_ops[k]; k++)
-        if (!strcmp(w[i], goal_ops[k]))
-            op = k;
-    if (op < 0)
-        return sb_fail("%s:%d: table %s: goal %s: '%s' is not a comparison (use >=, <=, > or <; "
-                       "quote it in a shell)",
-                       path, line, t->name, g->label, w[i]);
-    snprintf(g->op, sizeof g->op, "%s", goal_ops[op]);
-    char *end;
-    g->value = strtod(w[i + 1], &end);
-    if (end == w[i + 1] || *end || !isfinite(g->value))
-        return sb_fail("%s:%d: table %s: goal %s: '%s' is not a number (a ratio for a row with "
-                       "speedup= or ratio=, else a value in the table's unit, or of= the fact's)",
-                       path, line, t->name, g->label, w[i + 1]);
-    if (copy(g->value_text, sizeof g->value_text, w[i + 1], path, line) != 0)
-        return -1;
-    size_t len = 0;
-    for (int k = i + 2; k < n; k++)
-        len += (size_t)snprintf(g->text + (len < SB_TABLE_TEXT ? len : 0),
-                                len < SB_TABLE_TEXT ? SB_TABLE_TEXT - len : 0,
-                                "%s%s", k > i + 2 ? " " : "", w[k]);
-    if (len >= SB_TABLE_TEXT)
-        return sb_fail("%s:%d: table %s: goal %s: text too long", path, line, t->name, g->label);
-    t->ngoals++;
-    return 0;
-}
-
 int sb_table_line(sb_table *t, char **w, int n, const char *path, int line)
 {
     const char *d = w[0];
     if (!strcmp(d, "goal"))
-        return goal_line(t, w, n, path, line);
+        return tb_goal_line(t, w, n, path, line);
     if (!strcmp(d, "note") && n >= 2) {
         if (t->nnotes == SB_TABLE_NOTES)
             return sb_fail("%s:%d: table %s: more than %d notes", path, line, t->name,
@@ -172,14 +116,14 @@ int sb_table_line(sb_table *t, char **w, int n, const char *path, int line)
     if (n < 2)
         return sb_fail("%s:%d: table %s: 'row LABEL [KEY=VALUE...]'", path, line, t->name);
     if (!strcmp(d, "row")) {
-        if (find_row(t, w[1]))
+        if (tb_find_row(t, w[1]))
             return sb_fail("%s:%d: table %s: row '%s' is given twice", path, line, t->name, w[1]);
         if (t->nrows == SB_TABLE_ROWS)
             return sb_fail("%s:%d: table %s: more than %d rows", path, line, t->name,
                            SB_TABLE_ROWS);
         sb_table_row *r = &t->rows[t->nrows++];
         r->line = line;
-        if (copy(r->label, sizeof r->label, w[1], path, line) != 0)
+        if (tb_copy(r->label, sizeof r->label, w[1], path, line) != 0)
             return -1;
         for (int i = 2; i < n; i++) {
             int rc = row_key(r->key, w[i], path, line);
@@ -193,7 +137,7 @@ int sb_table_line(sb_table *t, char **w, int n, const char *path, int line)
         }
         return 0;
     }
-    sb_table_row *r = find_row(t, w[1]);
+    sb_table_row *r = tb_find_row(t, w[1]);
     if (!r)
         return sb_fail("%s:%d: table %s: no row '%s' before this line (write its 'row' line "
                        "first)",
@@ -205,14 +149,14 @@ int sb_table_line(sb_table *t, char **w, int n, const char *path, int line)
         r->npublished = n - 2;
         r->published_line = line;
         for (int i = 2; i < n; i++)
-            if (copy(r->published[i - 2], sizeof r->published[0], w[i], path, line) != 0)
+            if (tb_copy(r->published[i - 2], sizeof r->published[0], w[i], path, line) != 0)
                 return -1;
         return 0;
     }
     int first = 2;
     r->explain_line = line;
     if (!strncmp(w[2], "at=", 3)) {
-        if (copy(r->explain_at, sizeof r->explain_at, w[2] + 3, path, line) != 0)
+        if (tb_copy(r->explain_at, sizeof r->explain_at, w[2] + 3, path, line) != 0)
             return -1;
         first = 3;
     }
@@ -228,7 +172,7 @@ int sb_table_line(sb_table *t, char **w, int n, const char *path, int line)
 
 /* ---- checking ---- */
 
-static const char *row_key_value(const sb_table *t, const sb_table_row *r, int k)
+const char *tb_row_key_value(const sb_table *t, const sb_table_row *r, int k)
 {
     if (k == SB_TK_VARIANT && !r->key[k][0] && !t->key[k][0])
         return r->label; /* a row named after its variant */
@@ -236,7 +180,7 @@ static const char *row_key_value(const sb_table *t, const sb_table_row *r, int k
 }
 
 /* Numbers compare as numbers ("64" and "64.0"), anything else as text. */
-static int same_value(const char *a, const char *b)
+int tb_same_value(const char *a, const char *b)
 {
     char *ea, *eb;
     double x = strtod(a, &ea), y = strtod(b, &eb);
@@ -285,7 +229,7 @@ int sb_table_add_point(sb_table *t, const sb_params *p, const char *path)
     for (int c = 0; c < t->ncols; c++) {
         int same = 1;
         for (int k = 0; k < t->ncol_params; k++)
-            same &= same_value(t->col_value[c][k], sb_param_text(p, t->col_param[k]));
+            same &= tb_same_value(t->col_value[c][k], sb_param_text(p, t->col_param[k]));
         if (same) {
             t->col_covered[c] = 1;
             return 0;
@@ -349,105 +293,7 @@ static int check_value(const sb_workload *w, const char *value, const char *path
     return 0;
 }
 
-/* Placeholders: facts of the row's record, base_FACT of the base's, FACT/base their quotient,
- * and the cell's own ratio, published value, column and unit. */
-static const char *const facts[] = {"value",
-                                    "bytes",
-                                    "bytes_per_second",
-                                    "pct_peak",
-                                    "h2d",
-                                    "d2h",
-                                    "d2d",
-                                    "peer",
-                                    "transfers",
-                                    "memory",
-                                    "kernel",
-                                    "registers",
-                                    "occupancy",
-                                    "limiter",
-                                    "blocks_per_sm",
-                                    "local_bytes",
-                                    "block_threads",
-                                    "device",
-                                    "fp64_ratio",
-                                    "sm_count",
-                                    "samples",
-                                    "noise",
-                                    "status",
-                                    "reason",
-                                    "variant",
-                                    "items",
-                                    "value_bw",
-                                    "value_pct_peak",
-                                    "items_per_second",
-                                    NULL};
-static const char *const numeric_facts[] = {"value",         "items",
-                                            "value_bw",      "value_pct_peak",
-                                            "bytes",         "bytes_per_second",
-                                            "h2d",           "d2h",
-                                            "d2d",           "peer",
-                                            "transfers",     "memory",
-                                            "registers",     "occupancy",
-                                            "blocks_per_sm", "local_bytes",
-                                            "block_threads", "fp64_ratio",
-                                            "sm_count",      "items_per_second",
-                                            NULL};
-
-static int listed(const char *const *names, const char *name)
-{
-    for (int i = 0; names[i]; i++)
-        if (!strcmp(names[i], name))
-            return 1;
-    return 0;
-}
-
-static int known_fact(const char *name, int numeric)
-{
-    if (!strncmp(name, "phase:", 6) || (!numeric && !strncmp(name, "param:", 6)))
-        return name[6] != '\0';
-    if (!strncmp(name, "output:", 7) || !strncmp(name, "steady:", 7))
-        return name[7] != '\0';
-    return listed(numeric ? numeric_facts : facts, name);
-}
-
-static int check_placeholders(const sb_table *t, const sb_table_row *r, const char *path)
-{
-    for (const char *p = strchr(r->explain, '{'); p; p = strchr(p + 1, '{')) {
-        const char *close = strchr(p, '}');
-        char name[128];
-        if (!close || close - p - 1 >= (long)sizeof name)
-            return sb_fail("%s:%d: table %s: explain %s: unclosed or long {placeholder}", path,
-                           r->explain_line, t->name, r->label);
-        snprintf(name, sizeof name, "%.*s", (int)(close - p - 1), p + 1);
-        size_t len = strlen(name);
-        int ok = !strcmp(name, "ratio") || !strcmp(name, "published") || !strcmp(name, "col") ||
-                 !strcmp(name, "unit") || !strcmp(name, "base_variant");
-        if (!ok && len > 5 && !strcmp(name + len - 5, "/base")) {
-            name[len - 5] = '\0';
-            ok = known_fact(name, 1);
-        } else if (!ok) {
-            ok = known_fact(!strncmp(name, "base_", 5) ? name + 5 : name, 0);
-        }
-        if (!ok)
-            return sb_fail(
-                "%s:%d: table %s: explain %s: {%.*s} is not a placeholder (facts: "
-                "value, bytes, bytes_per_second, pct_peak, h2d, d2h, d2d, peer, "
-                "transfers, memory, kernel, registers, occupancy, limiter, "
-                "blocks_per_sm, local_bytes, block_threads, device, fp64_ratio, "
-                "sm_count, samples, noise, status, reason, variant, items, items_per_second, "
-                "value_bw, value_pct_peak, phase:NAME, output:NAME, steady:NAME, param:NAME; "
-                "base_FACT; FACT/base; ratio, published, col, unit, base_variant)",
-                path, r->explain_line, t->name, r->label, (int)(close - p - 1), p + 1);
-        if ((!strncmp(name, "base_", 5) || strstr(p, "/base}") == close - 5) &&
-            !row_key_value(t, r, SB_TK_SPEEDUP)[0] && !row_key_value(t, r, SB_TK_RATIO)[0])
-            return sb_fail("%s:%d: table %s: explain %s: {%.*s} needs a base (speedup= or "
-                           "ratio=)",
-                           path, r->explain_line, t->name, r->label, (int)(close - p - 1), p + 1);
-    }
-    return 0;
-}
-
-static int column_of(const sb_table *t, const char *at)
+int tb_column_of(const sb_table *t, const char *at)
 {
     char buf[128], *values[SB_TABLE_COL_PARAMS];
     int n = 0;
@@ -458,7 +304,7 @@ static int column_of(const sb_table *t, const char *at)
     for (int c = 0; n == t->ncol_params && c < t->ncols; c++) {
         int same = 1;
         for (int k = 0; k < n; k++)
-            same &= same_value(t->col_value[c][k], values[k]);
+            same &= tb_same_value(t->col_value[c][k], values[k]);
         if (same)
             return c;
     }
@@ -469,7 +315,7 @@ static int check_names(const sb_table *t, const sb_table_row *r, const sb_table_
                        int nsrc, const char *path)
 {
     char buf[256];
-    snprintf(buf, sizeof buf, "%s", row_key_value(t, r, SB_TK_FROM));
+    snprintf(buf, sizeof buf, "%s", tb_row_key_value(t, r, SB_TK_FROM));
     for (char *save = NULL, *s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
         int found = 0;
         for (int i = 0; i < nsrc; i++)
@@ -478,7 +324,7 @@ static int check_names(const sb_table *t, const sb_table_row *r, const sb_table_
             return sb_fail("%s:%d: table %s: from=%s: the study has no run '%s' (nor a records "
                            "line of that name)",
                            path, r->key[SB_TK_FROM][0] ? r->line : t->line, t->name,
-                           row_key_value(t, r, SB_TK_FROM), s);
+                           tb_row_key_value(t, r, SB_TK_FROM), s);
     }
     return 0;
 }
@@ -532,11 +378,11 @@ int sb_table_check(sb_table *t, const sb_workload *w, const char *path)
         snprintf(t->unit, sizeof t->unit, "ms");
     for (int i = 0; i < t->nrows; i++) {
         const sb_table_row *r = &t->rows[i];
-        const char *v = row_key_value(t, r, SB_TK_VARIANT);
-        const char *value = row_key_value(t, r, SB_TK_VALUE);
-        const char *per = row_key_value(t, r, SB_TK_PER);
-        const char *speedup = row_key_value(t, r, SB_TK_SPEEDUP);
-        const char *ratio = row_key_value(t, r, SB_TK_RATIO);
+        const char *v = tb_row_key_value(t, r, SB_TK_VARIANT);
+        const char *value = tb_row_key_value(t, r, SB_TK_VALUE);
+        const char *per = tb_row_key_value(t, r, SB_TK_PER);
+        const char *speedup = tb_row_key_value(t, r, SB_TK_SPEEDUP);
+        const char *ratio = tb_row_key_value(t, r, SB_TK_RATIO);
         if (!sb_find_variant(w, v))
             return sb_fail("%s:%d: table %s: row %s: '%s' is not a variant of %s (variant=NAME "
                            "names it when the label does not)",
@@ -557,1041 +403,29 @@ int sb_table_check(sb_table *t, const sb_workload *w, const char *path)
         if (base[0] && !sb_find_variant(w, base))
             return sb_fail("%s:%d: table %s: row %s: base '%s' is not a variant of %s", path,
                            r->line, t->name, r->label, base, w->name);
-        const char *base_value = row_key_value(t, r, SB_TK_BASE_VALUE);
+        const char *base_value = tb_row_key_value(t, r, SB_TK_BASE_VALUE);
         if (base_value[0] && !base[0])
             return sb_fail("%s:%d: table %s: row %s: base-value=%s needs a base (speedup= or "
                            "ratio=)",
                            path, r->line, t->name, r->label, base_value);
         if (base_value[0] && check_value(w, base_value, path, r->line) != 0)
             return -1;
-        if (check_where(w, row_key_value(t, r, SB_TK_WHERE), "where", path, r->line) != 0 ||
-            check_where(w, row_key_value(t, r, SB_TK_BASE_WHERE), "base-where", path, r->line) != 0)
+        if (check_where(w, tb_row_key_value(t, r, SB_TK_WHERE), "where", path, r->line) != 0 ||
+            check_where(w, tb_row_key_value(t, r, SB_TK_BASE_WHERE), "base-where", path,
+                        r->line) != 0)
             return -1;
         if (r->npublished && r->npublished != t->ncols)
             return sb_fail("%s:%d: table %s: published %s gives %d values for %d columns (the "
                            "runs' points of %s, in increasing order)",
                            path, r->published_line, t->name, r->label, r->npublished, t->ncols,
                            t->key[SB_TK_FROM]);
-        if (r->explain_at[0] && column_of(t, r->explain_at) < 0)
+        if (r->explain_at[0] && tb_column_of(t, r->explain_at) < 0)
             return sb_fail("%s:%d: table %s: explain %s: at=%s is not a column (give the values "
                            "of %d parameter%s, comma-separated)",
                            path, r->explain_line, t->name, r->label, r->explain_at, t->ncol_params,
                            t->ncol_params > 1 ? "s" : "");
-        if (check_placeholders(t, r, path) != 0)
+        if (tb_check_placeholders(t, r, path) != 0)
             return -1;
     }
-    for (int i = 0; i < t->ngoals; i++) {
-        const sb_table_goal *g = &t->goals[i];
-        if (g->at[0] && column_of(t, g->at) < 0)
-            return sb_fail("%s:%d: table %s: goal %s: at=%s is not a column (give the values of "
-                           "%d parameter%s, comma-separated)",
-                           path, g->line, t->name, g->label, g->at, t->ncol_params,
-                           t->ncol_params > 1 ? "s" : "");
-        if (g->of[0] && !known_fact(g->of, 1))
-            return sb_fail("%s:%d: table %s: goal %s: of=%s is not a numeric fact (value, items, "
-                           "items_per_second, value_bw, value_pct_peak, bytes, bytes_per_second, "
-                           "h2d, d2h, d2d, peer, transfers, memory, registers, occupancy, "
-                           "blocks_per_sm, local_bytes, block_threads, fp64_ratio, sm_count, "
-                           "phase:NAME, output:NAME, steady:NAME)",
-                           path, g->line, t->name, g->label, g->of);
-    }
-    return 0;
-}
-
-/* ---- records ---- */
-
-typedef struct rec {
-    json_t *sb;      /* benchmarks[i].stagebench */
-    json_t *devices; /* its file's context.stagebench.devices */
-    int source;
-} rec;
-
-typedef struct loaded {
-    json_t **docs;
-    int ndocs;
-    rec *recs;
-    int nrecs;
-    char *log; /* what was read, and what was not there */
-    size_t log_len;
-    FILE *log_f;
-} loaded;
-
-static const char *text_of(json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? s : "";
-}
-
-static int load_file(loaded *L, const char *file, int source)
-{
-    json_t *doc = sb_json_load(file);
-    if (!doc)
-        return -1;
-    json_t **docs = realloc(L->docs, (size_t)(L->ndocs + 1) * sizeof *docs);
-    if (!docs) {
-        json_decref(doc);
-        return sb_fail("out of host memory");
-    }
-    L->docs = docs;
-    L->docs[L->ndocs++] = doc;
-    json_t *benchmarks = json_object_get(doc, "benchmarks"), *b;
-    json_t *devices =
-        json_object_get(json_object_get(json_object_get(doc, "context"), "stagebench"), "devices");
-    size_t n = json_array_size(benchmarks), i;
-    rec *recs = realloc(L->recs, (size_t)(L->nrecs + (int)n + 1) * sizeof *recs);
-    if (!recs)
-        return sb_fail("out of host memory");
-    L->recs = recs;
-    json_array_foreach(benchmarks, i, b)
-    {
-        rec r = {json_object_get(b, "stagebench"), devices, source};
-        if (json_is_object(r.sb))
-            L->recs[L->nrecs++] = r;
-    }
-    const char *slash = strrchr(file, '/');
-    fprintf(L->log_f, "%s%s (%zu record%s)", L->ndocs > 1 ? ", " : "", slash ? slash + 1 : file, n,
-            n == 1 ? "" : "s");
-    return 0;
-}
-
-static int load_sources(loaded *L, const sb_table_source *src, int nsrc, const int *used,
-                        const char *dir, char missing[][SB_TABLE_TEXT], int *nmissing)
-{
-    L->log_f = open_memstream(&L->log, &L->log_len);
-    if (!L->log_f)
-        return sb_fail("out of host memory");
-    for (int s = 0; s < nsrc; s++) {
-        if (!used[s])
-            continue;
-        char pattern[2048];
-        snprintf(pattern, sizeof pattern, "%s/%s", dir, src[s].pattern);
-        glob_t g;
-        int rc = sb_glob_records(pattern, &g);
-        if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0)) {
-            if (*nmissing < SB_TABLE_NOTES)
-                snprintf(missing[(*nmissing)++], SB_TABLE_TEXT,
-                         "%s %s: no records (%.500s%s%.400s)", src[s].is_run ? "run" : "records",
-                         src[s].name, pattern, src[s].how[0] ? ": " : "", src[s].how);
-            if (rc == 0)
-                globfree(&g);
-            continue;
-        }
-        if (rc != 0)
-            return sb_fail("%s: cannot list the records files", pattern);
-        for (size_t i = 0; i < g.gl_pathc; i++)
-            if (!sb_is_temp_file(g.gl_pathv[i]) && /* a write cut off left it: not records */
-                load_file(L, g.gl_pathv[i], s) != 0) {
-                globfree(&g);
-                return -1;
-            }
-        globfree(&g);
-    }
-    fflush(L->log_f);
-    return 0;
-}
-
-static void free_loaded(loaded *L)
-{
-    for (int i = 0; i < L->ndocs; i++)
-        json_decref(L->docs[i]);
-    free(L->docs);
-    free(L->recs);
-    if (L->log_f)
-        fclose(L->log_f);
-    free(L->log);
-}
-
-static int where_matches(json_t *params, const char *where)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", where);
-    for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(kv, '=');
-        if (!eq)
-            return 0;
-        *eq = '\0';
-        if (!same_value(text_of(params, kv), eq + 1))
-            return 0;
-    }
-    return 1;
-}
-
-/* The sources a from= list names, as flags by source index. */
-static void mark_sources(const char *from, const sb_table_source *src, int nsrc, int *used)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", from);
-    for (char *save = NULL, *s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save))
-        for (int i = 0; i < nsrc; i++)
-            if (!strcmp(src[i].name, s))
-                used[i] = 1;
-}
-
-/* Whether "k=v,k=v" names parameter p. */
-static int where_names(const char *where, const char *p)
-{
-    size_t len = strlen(p);
-    for (const char *k = where; *k; k += strcspn(k, ",") + (k[strcspn(k, ",")] == ',')) {
-        if (!strncmp(k, p, len) && k[len] == '=')
-            return 1;
-    }
-    return 0;
-}
-
-/* The record of a variant at column c among the flagged sources: a valid one first. A base's
- * where (is_base) that names a column's parameter picks its value whatever the column (the
- * base of every column at reactions=0, at gpus=1). */
-static const rec *find_record(const loaded *L, const int *sources, const sb_table *t, int c,
-                              const char *variant, const char *where, int is_base)
-{
-    const rec *found = NULL;
-    for (int i = 0; i < L->nrecs; i++) {
-        const rec *r = &L->recs[i];
-        json_t *params = json_object_get(r->sb, "params");
-        if (!sources[r->source] || strcmp(text_of(r->sb, "variant"), variant) ||
-            !where_matches(params, where))
-            continue;
-        int same = 1;
-        for (int k = 0; k < t->ncol_params; k++)
-            same &= (is_base && where_names(where, t->col_param[k])) ||
-                    same_value(text_of(params, t->col_param[k]), t->col_value[c][k]);
-        if (!same)
-            continue;
-        if (!strcmp(text_of(r->sb, "status"), "valid"))
-            return r;
-        if (!found)
-            found = r;
-    }
-    return found;
-}
-
-static double number_at(json_t *o, const char *a, const char *b)
-{
-    json_t *v = json_object_get(o, a);
-    if (b)
-        v = json_object_get(v, b);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-/* Seconds of the value expression (bytes for memory), per the `per` parameter; NaN where the
- * record has none. */
-static double record_value(const rec *r, const char *value, const char *per)
-{
-    if (!r || strcmp(text_of(r->sb, "status"), "valid"))
-        return NAN;
-    double v = NAN;
-    if (!strcmp(value, "time"))
-        v = number_at(r->sb, "time", "median");
-    else if (!strcmp(value, "wall"))
-        v = number_at(r->sb, "wall", "median");
-    else if (!strcmp(value, "steady"))
-        v = number_at(r->sb, "steady", "seconds");
-    else if (!strcmp(value, "memory"))
-        v = number_at(r->sb, "memory", "peak_tracked_bytes");
-    else if (!strncmp(value, "phase:", 6)) {
-        char buf[256];
-        snprintf(buf, sizeof buf, "%s", value + 6);
-        v = 0;
-        for (char *save = NULL, *p = strtok_r(buf, "+", &save); p; p = strtok_r(NULL, "+", &save))
-            v += number_at(r->sb, "phases", p);
-    }
-    if (per && per[0]) {
-        char *end;
-        const char *text = text_of(json_object_get(r->sb, "params"), per);
-        double n = strtod(text, &end);
-        v = end != text && !*end && n > 0 ? v / n : NAN;
-    }
-    return v;
-}
-
-/* ---- formatting ---- */
-
-static double unit_scale(const char *unit)
-{
-    return !strcmp(unit, "s") ? 1 : !strcmp(unit, "us") ? 1e6 : 1e3;
-}
-
-static const char *unit_name(const char *unit)
-{
-    return !strcmp(unit, "us") ? "µs" : unit;
-}
-
-static void fmt_number(double x, char *buf, size_t cap)
-{
-    double a = fabs(x);
-    if (!isfinite(x))
-        snprintf(buf, cap, "n/a");
-    else if (a >= 100)
-        snprintf(buf, cap, "%.0f", x);
-    else if (a >= 10)
-        snprintf(buf, cap, "%.1f", x);
-    else if (a >= 1 || a == 0)
-        snprintf(buf, cap, "%.2f", x);
-    else
-        snprintf(buf, cap, "%.3g", x);
-}
-
-/* A ratio: two decimals below 10 (the paper's), fewer above, two digits below 0.01. */
-static void fmt_ratio(double x, char *buf, size_t cap)
-{
-    if (!isfinite(x))
-        snprintf(buf, cap, "n/a");
-    else
-        snprintf(buf, cap,
-                 fabs(x) >= 100              ? "%.0f"
-                 : fabs(x) >= 10             ? "%.1f"
-                 : fabs(x) >= 0.01 || x == 0 ? "%.2f"
-                                             : "%.2g",
-                 x);
-}
-
-static void fmt_bytes(double b, char *buf, size_t cap)
-{
-    if (!isfinite(b))
-        snprintf(buf, cap, "n/a");
-    else
-        sb_format_bytes(b, buf, cap);
-}
-
-/* A value of the value expression: bytes for memory, else seconds in the table's unit (no unit
- * name). */
-static void fmt_value(const sb_table *t, const char *value, double v, char *buf, size_t cap)
-{
-    if (!strcmp(value, "memory"))
-        fmt_bytes(v, buf, cap);
-    else
-        fmt_number(v * unit_scale(t->unit), buf, cap);
-}
-
-/* "needs 52.10 GiB ..., which has 41.00 GiB free" -> "needs 52.10 GiB, 41.00 GiB free";
- * 0 when the reason does not say both. */
-static int memory_refusal(const char *reason, char *out, size_t cap)
-{
-    const char *needs = strstr(reason, "needs "), *has = strstr(reason, "has ");
-    if (!needs || !has || has < needs)
-        return 0;
-    char need[32], have[32], unit1[8], unit2[8], free_word[8];
-    if (sscanf(needs, "needs %31[0-9.] %7s", need, unit1) != 2 ||
-        sscanf(has, "has %31[0-9.] %7s %7s", have, unit2, free_word) != 3 ||
-        strncmp(free_word, "free", 4) != 0)
-        return 0;
-    snprintf(out, cap, "needs %s %s, %s %s free", need, unit1, have, unit2);
-    return 1;
-}
-
-typedef struct notes {
-    char text[SB_TABLE_ROWS * 4][512];
-    int n;
-} notes;
-
-/* The note number of a reason (1-based), added when new. */
-static int note_of(notes *ns, const char *reason)
-{
-    for (int i = 0; i < ns->n; i++)
-        if (!strcmp(ns->text[i], reason))
-            return i + 1;
-    if (ns->n == (int)(sizeof ns->text / sizeof ns->text[0]))
-        return ns->n;
-    snprintf(ns->text[ns->n++], sizeof ns->text[0], "%s", reason);
-    return ns->n;
-}
-
-/* A record that has no value: X (skipped) with its reason, failed or invalid with a note. */
-static void fmt_missing(const rec *r, notes *ns, char *buf, size_t cap)
-{
-    if (!r) {
-        snprintf(buf, cap, "—");
-        return;
-    }
-    const char *status = text_of(r->sb, "status"), *reason = text_of(r->sb, "reason");
-    char short_reason[128];
-    if (!strcmp(status, "skipped")) {
-        if (memory_refusal(reason, short_reason, sizeof short_reason))
-            snprintf(buf, cap, "X (%.100s)", short_reason);
-        else if (strlen(reason) <= 40)
-            snprintf(buf, cap, "X (%s)", reason);
-        else
-            snprintf(buf, cap, "X [%d]", note_of(ns, reason));
-    } else if (!strcmp(status, "valid")) {
-        snprintf(buf, cap, "n/a");
-    } else {
-        snprintf(buf, cap, "%s [%d]", status, note_of(ns, reason));
-    }
-}
-
-static void col_label(const sb_table *t, int c, char *out, size_t cap)
-{
-    size_t len = 0;
-    out[0] = '\0';
-    if (!t->col_label[0]) {
-        for (int k = 0; k < t->ncol_params; k++)
-            len += (size_t)snprintf(out + (len < cap ? len : 0), len < cap ? cap - len : 0,
-                                    "%s%s=%s", k ? ", " : "", t->col_param[k], t->col_value[c][k]);
-        return;
-    }
-    for (const char *p = t->col_label; *p && len + 1 < cap;) {
-        const char *close = *p == '{' ? strchr(p, '}') : NULL;
-        int k = -1;
-        for (int i = 0; close && i < t->ncol_params; i++)
-            if (strlen(t->col_param[i]) == (size_t)(close - p - 1) &&
-                !strncmp(t->col_param[i], p + 1, close - p - 1))
-                k = i;
-        if (k >= 0) {
-            len += (size_t)snprintf(out + len, cap - len, "%s", t->col_value[c][k]);
-            p = close + 1;
-        } else {
-            out[len++] = *p++;
-            out[len] = '\0';
-        }
-    }
-    if (len >= cap)
-        out[cap - 1] = '\0';
-}
-
-/* ---- cells and explanations ---- */
-
-typedef struct cell {
-    const rec *r, *base;
-    double value, base_value, ratio;
-} cell;
-
-static void compute_cell(const sb_table *t, const sb_table_row *row, const loaded *L,
-                         const int *row_sources, const int *all_sources, int c, cell *out)
-{
-    const char *value = row_key_value(t, row, SB_TK_VALUE), *per = row_key_value(t, row, SB_TK_PER);
-    const char *speedup = row_key_value(t, row, SB_TK_SPEEDUP);
-    const char *base = speedup[0] ? speedup : row_key_value(t, row, SB_TK_RATIO);
-    memset(out, 0, sizeof *out);
-    out->r = find_record(L, row_sources, t, c, row_key_value(t, row, SB_TK_VARIANT),
-                         row_key_value(t, row, SB_TK_WHERE), 0);
-    out->value = record_value(out->r, value, per);
-    out->base_value = out->ratio = NAN;
-    if (base[0]) {
-        const char *base_value = row_key_value(t, row, SB_TK_BASE_VALUE);
-        out->base =
-            find_record(L, all_sources, t, c, base, row_key_value(t, row, SB_TK_BASE_WHERE), 1);
-        out->base_value = record_value(out->base, base_value[0] ? base_value : value, per);
-        out->ratio = speedup[0] ? out->base_value / out->value : out->value / out->base_value;
-    }
-}
-
-static json_t *device_of(const rec *r)
-{
-    json_t *ordinal = json_object_get(r->sb, "device");
-    size_t i = json_is_integer(ordinal) ? (size_t)json_integer_value(ordinal) : 0;
-    json_t *d;
-    size_t k;
-    json_array_foreach(r->devices, k, d)
-    {
-        if ((size_t)json_integer_value(json_object_get(d, "ordinal")) == i)
-            return d;
-    }
-    return json_array_get(r->devices, 0);
-}
-
-/* The kernel-table row of the record's kernel: the first (most time) whose name matches one of
- * the comma-separated patterns, in the validation run's table, then set-up's; without
- * patterns, the run's first. */
-static json_t *kernel_of(const rec *r, const char *patterns)
-{
-    json_t *activity = json_object_get(r->sb, "activity");
-    const char *windows[] = {"run", "setup"};
-    for (int w = 0; w < 2; w++) {
-        json_t *table = json_object_get(json_object_get(activity, windows[w]), "kernel_table");
-        json_t *k;
-        size_t i;
-        json_array_foreach(table, i, k)
-        {
-            if (!patterns[0])
-                return k;
-            char buf[256];
-            snprintf(buf, sizeof buf, "%s", patterns);
-            for (char *save = NULL, *p = strtok_r(buf, ",", &save); p;
-                 p = strtok_r(NULL, ",", &save))
-                if (fnmatch(p, text_of(k, "name"), 0) == 0)
-                    return k;
-        }
-    }
-    return NULL;
-}
-
-/* The value expression of the row's record, or of its base's (base-value=, else the row's). */
-static const char *value_of(const sb_table *t, const sb_table_row *row, int is_base)
-{
-    const char *base_value = row_key_value(t, row, SB_TK_BASE_VALUE);
-    return is_base && base_value[0] ? base_value : row_key_value(t, row, SB_TK_VALUE);
-}
-
-/* A fact of a record (the row's, or its base's when is_base): *num its number (NaN for text
- * facts or where missing), text its words. */
-static void fact(const sb_table *t, const sb_table_row *row, const rec *r, int is_base,
-                 const char *name, double *num, char *text, size_t cap)
-{
-    *num = NAN;
-    snprintf(text, cap, "n/a");
-    if (!r)
-        return;
-    json_t *sb = r->sb;
-    const char *status = text_of(sb, "status");
-    if (!strcmp(name, "status") || !strcmp(name, "variant") || !strcmp(name, "reason")) {
-        snprintf(text, cap, "%s", text_of(sb, name));
-        return;
-    }
-    if (!strncmp(name, "param:", 6)) {
-        snprintf(text, cap, "%s", text_of(json_object_get(sb, "params"), name + 6));
-        return;
-    }
-    if (!strcmp(name, "device") || !strcmp(name, "fp64_ratio") || !strcmp(name, "sm_count")) {
-        json_t *d = json_is_integer(json_object_get(sb, "device")) ? device_of(r) : NULL;
-        if (!d) {
-            snprintf(text, cap, !strcmp(name, "device") ? "the CPU" : "n/a");
-            return;
-        }
-        if (!strcmp(name, "device")) {
-            snprintf(text, cap, "%s", text_of(d, "name"));
-            return;
-        }
-        *num = number_at(d, !strcmp(name, "sm_count") ? "sm_count" : "single_to_double_perf_ratio",
-                         NULL);
-        if (isfinite(*num))
-            snprintf(text, cap, "%g", *num);
-        return;
-    }
-    if (strcmp(status, "valid"))
-        return; /* the rest are a measured record's */
-    const char *per = row_key_value(t, row, SB_TK_PER);
-    const char *value = value_of(t, row, is_base);
-    if (!strcmp(name, "value") || !strncmp(name, "phase:", 6)) {
-        const char *expr = !strcmp(name, "value") ? value : name;
-        *num = record_value(r, expr, per);
-        fmt_value(t, expr, *num, text, cap);
-        if (isfinite(*num) && strcmp(expr, "memory"))
-            snprintf(text + strlen(text), cap - strlen(text), " %s", unit_name(t->unit));
-        return;
-    }
-    if (!strncmp(name, "steady:", 7) || !strcmp(name, "items_per_second")) {
-        *num = !strcmp(name, "items_per_second") ? number_at(sb, "derived", "items_per_second")
-                                                 : number_at(sb, "steady", name + 7);
-        if (isfinite(*num) && fabs(*num) >= 1e6)
-            snprintf(text, cap, "%.3g", *num);
-        else
-            fmt_number(*num, text, cap);
-        return;
-    }
-    static const char *const byte_facts[][3] = {
-        {"bytes", "derived", "bytes_moved"}, {"h2d", "transfers", "h2d"},
-        {"d2h", "transfers", "d2h"},         {"d2d", "transfers", "d2d"},
-        {"peer", "transfers", "peer"},       {"memory", "memory", "peak_tracked_bytes"}};
-    for (size_t i = 0; i < sizeof byte_facts / sizeof byte_facts[0]; i++)
-        if (!strcmp(name, byte_facts[i][0])) {
-            *num = number_at(sb, byte_facts[i][1], byte_facts[i][2]);
-            fmt_bytes(*num, text, cap);
-            return;
-        }
-    if (!strcmp(name, "value_bw") || !strcmp(name, "value_pct_peak")) {
-        /* the bytes the record counts over the seconds of the row's value in a run: those of
-         * the step loop for value=steady, where the record counts them */
-        double bytes = number_at(sb, "derived", "bytes_moved");
-        if (!strcmp(value, "steady") && isfinite(number_at(sb, "steady", "bytes_moved")))
-            bytes = number_at(sb, "steady", "bytes_moved");
-        double bw = strcmp(value, "memory") ? bytes / record_value(r, value, NULL) : NAN;
-        json_t *d = json_is_integer(json_object_get(sb, "device")) ? device_of(r) : NULL;
-        double peak = d ? number_at(d, "peak_dram_bytes_per_second", NULL) : NAN;
-        *num = !strcmp(name, "value_bw") ? bw : 100 * bw / peak;
-        fmt_number(!strcmp(name, "value_bw") ? *num / 1e9 : *num, text, cap);
-        if (isfinite(*num))
-            snprintf(text + strlen(text), cap - strlen(text), "%s",
-                     !strcmp(name, "value_bw") ? " GB/s" : " %");
-    } else if (!strncmp(name, "output:", 7) || !strcmp(name, "items")) {
-        json_t *derived = json_object_get(sb, "derived");
-        *num = !strcmp(name, "items")
-                   ? number_at(derived, "items", NULL)
-                   : number_at(json_object_get(derived, "output"), name + 7, NULL);
-        if (!strcmp(name, "items") && isfinite(*num))
-            snprintf(text, cap, "%.3g", *num);
-        else
-            fmt_number(*num, text, cap);
-    } else if (!strcmp(name, "transfers")) {
-        json_t *x = json_object_get(sb, "transfers");
-        *num = number_at(x, "h2d", NULL) + number_at(x, "d2h", NULL) + number_at(x, "d2d", NULL) +
-               number_at(x, "peer", NULL);
-        fmt_bytes(*num, text, cap);
-    } else if (!strcmp(name, "bytes_per_second")) {
-        *num = number_at(sb, "derived", "bytes_per_second");
-        fmt_number(*num / 1e9, text, cap);
-        if (isfinite(*num))
-            snprintf(text + strlen(text), cap - strlen(text), " GB/s");
-    } else if (!strcmp(name, "pct_peak")) {
-        double pct = number_at(sb, "derived", "pct_peak_dram");
-        fmt_number(pct, text, cap);
-        if (isfinite(pct))
-            snprintf(text + strlen(text), cap - strlen(text), " %%");
-    } else if (!strcmp(name, "samples")) {
-        json_t *samples = json_object_get(json_object_get(sb, "time"), "samples");
-        *num = json_is_array(samples) ? (double)json_array_size(samples) : NAN;
-        if (isfinite(*num))
-            snprintf(text, cap, "%.0f", *num);
-    } else if (!strcmp(name, "noise")) {
-        fmt_number(100 * number_at(sb, "time", "noise"), text, cap);
-        snprintf(text + strlen(text), cap - strlen(text), " %%");
-    } else {
-        json_t *k = kernel_of(r, row_key_value(t, row, SB_TK_KERNEL));
-        if (!k)
-            return;
-        if (!strcmp(name, "kernel")) {
-            snprintf(text, cap, "%s", text_of(k, "name"));
-        } else if (!strcmp(name, "limiter")) {
-            snprintf(text, cap, "%s",
-                     json_is_string(json_object_get(k, "limited_by")) ? text_of(k, "limited_by")
-                                                                      : "n/a");
-        } else if (!strcmp(name, "occupancy")) {
-            *num = number_at(k, "occupancy", NULL);
-            fmt_number(100 * *num, text, cap);
-            if (isfinite(*num))
-                snprintf(text + strlen(text), cap - strlen(text), " %%");
-        } else {
-            const char *field = !strcmp(name, "local_bytes") ? "local_bytes_per_thread" : name;
-            *num = number_at(k, field, NULL);
-            if (isfinite(*num))
-                snprintf(text, cap, "%.0f", *num);
-        }
-    }
-}
-
-static void explain(FILE *f, const sb_table *t, const sb_table_row *row, const cell *cells, int c,
-                    const char *col)
-{
-    const char *speedup = row_key_value(t, row, SB_TK_SPEEDUP);
-    const char *base_name = speedup[0] ? speedup : row_key_value(t, row, SB_TK_RATIO);
-    const cell *x = &cells[c];
-    for (const char *p = row->explain; *p;) {
-        const char *close = *p == '{' ? strchr(p, '}') : NULL;
-        if (!close) {
-            fputc(*p++, f);
-            continue;
-        }
-        char name[128], text[256];
-        double num, base_num;
-        snprintf(name, sizeof name, "%.*s", (int)(close - p - 1), p + 1);
-        size_t len = strlen(name);
-        if (!strcmp(name, "ratio")) {
-            fmt_ratio(x->ratio, text, sizeof text);
-        } else if (!strcmp(name, "published")) {
-            snprintf(text, sizeof text, "%s", row->npublished ? row->published[c] : "n/a");
-        } else if (!strcmp(name, "col")) {
-            snprintf(text, sizeof text, "%s", col);
-        } else if (!strcmp(name, "unit")) {
-            snprintf(text, sizeof text, "%s", unit_name(t->unit));
-        } else if (!strcmp(name, "base_variant")) {
-            snprintf(text, sizeof text, "%s", base_name);
-        } else if (len > 5 && !strcmp(name + len - 5, "/base")) {
-            name[len - 5] = '\0';
-            fact(t, row, x->r, 0, name, &num, text, sizeof text);
-            fact(t, row, x->base, 1, name, &base_num, text, sizeof text);
-            fmt_ratio(num / base_num, text, sizeof text);
-        } else if (!strncmp(name, "base_", 5)) {
-            fact(t, row, x->base, 1, name + 5, &num, text, sizeof text);
-        } else {
-            fact(t, row, x->r, 0, name, &num, text, sizeof text);
-        }
-        fputs(text, f);
-        p = close + 1;
-    }
-}
-
-/* ---- the table ---- */
-
-static size_t describe_value(const char *value, char *out, size_t cap)
-{
-    size_t len;
-    if (!strcmp(value, "memory"))
-        return (size_t)snprintf(out, cap, "the peak tracked device memory of a run");
-    if (!strcmp(value, "time") || !strcmp(value, "wall") || !strcmp(value, "steady"))
-        return (size_t)snprintf(out, cap, "%s",
-                                !strcmp(value, "time")   ? "the median time of a run"
-                                : !strcmp(value, "wall") ? "the median wall-clock time of a run"
-                                                         : "the median time of the step loop");
-    len = (size_t)snprintf(out, cap, "the ");
-    for (const char *p = value + 6; *p && len + 4 < cap; p++)
-        len += *p == '+' ? (size_t)snprintf(out + len, cap - len, " + ")
-                         : (size_t)snprintf(out + len, cap - len, "%c", *p);
-    len += (size_t)snprintf(out + (len < cap ? len : 0), len < cap ? cap - len : 0,
-                            " phase%s of the last timed run",
-                            strchr(value, '+') ? "s" : "");
-    return len < cap ? len : cap - 1;
-}
-
-static void print_devices(FILE *f, const loaded *L)
-{
-    char seen[8][512];
-    int nseen = 0;
-    fputs("Device: ", f);
-    for (int i = 0; i < L->ndocs; i++) {
-        json_t *devices = json_object_get(
-            json_object_get(json_object_get(L->docs[i], "context"), "stagebench"), "devices");
-        size_t n = json_array_size(devices);
-        if (n == 0)
-            continue;
-        json_t *d = json_array_get(devices, 0);
-        char line[512], mem[32], ratio[64] = "FP32:FP64 rate not recorded";
-        double r = number_at(d, "single_to_double_perf_ratio", NULL);
-        if (isfinite(r) && r > 0)
-            snprintf(ratio, sizeof ratio, "FP32:FP64 throughput %g:1", r);
-        snprintf(line, sizeof line,
-                 "%s (compute capability %s, %.0f SMs, %s, %s, measured DRAM peak %.0f GB/s)",
-                 text_of(d, "name"), text_of(d, "compute_capability"),
-                 number_at(d, "sm_count", NULL), ratio,
-                 sb_format_bytes(number_at(d, "memory_bytes", NULL), mem, sizeof mem),
-                 number_at(d, "peak_dram_bytes_per_second", NULL) / 1e9);
-        if (n > 1) {
-            char many[512];
-            snprintf(many, sizeof many, "%zu × %.480s", n, line);
-            snprintf(line, sizeof line, "%s", many);
-        }
-        char key[300]; /* one line a kind of machine: the measured peak varies run to run */
-        snprintf(key, sizeof key, "%zu %.280s", n, text_of(d, "name"));
-        int dup = 0;
-        for (int k = 0; k < nseen; k++)
-            dup |= !strcmp(seen[k], key);
-        if (!dup && nseen < 8) {
-            fprintf(f, "%s%s", nseen ? "; " : "", line);
-            snprintf(seen[nseen++], sizeof seen[0], "%s", key);
-        }
-    }
-    if (nseen == 0)
-        fputs("no GPU in the records (CPU stages only)", f);
-    fputs(".\n", f);
-}
-
-/* What a cell is: each distinct value, then each distinct ratio, with the rows it is for where
- * not every row's. */
-static void legend(FILE *f, const sb_table *t)
-{
-    static char desc[2][SB_TABLE_ROWS][512];
-    for (int i = 0; i < t->nrows; i++) {
-        const sb_table_row *row = &t->rows[i];
-        const char *per = row_key_value(t, row, SB_TK_PER),
-                   *bw = row_key_value(t, row, SB_TK_BASE_WHERE);
-        const char *speedup = row_key_value(t, row, SB_TK_SPEEDUP),
-                   *ratio = row_key_value(t, row, SB_TK_RATIO);
-        char *v = desc[0][i], *r = desc[1][i], base_desc[256] = "";
-        const char *value = row_key_value(t, row, SB_TK_VALUE),
-                   *base_value = row_key_value(t, row, SB_TK_BASE_VALUE);
-        size_t len = describe_value(value, v, 512);
-        snprintf(v + len, 512 - len, "%s%s, in %s", per[0] ? " / " : "", per,
-                 !strcmp(value, "memory") ? "bytes" : unit_name(t->unit));
-        if (base_value[0] && strcmp(base_value, value)) {
-            base_desc[0] = ' ';
-            base_desc[1] = '(';
-            len = 2 + describe_value(base_value, base_desc + 2, sizeof base_desc - 4);
-            snprintf(base_desc + len, sizeof base_desc - len, ")");
-        }
-        r[0] = '\0';
-        char at[256];
-        int every = 0; /* base-where names a column's parameter: one base for every column */
-        for (int k = 0; k < t->ncol_params; k++)
-            every |= where_names(bw, t->col_param[k]);
-        snprintf(at, sizeof at, "%s%.200s%s", bw[0] ? " at " : "", bw,
-                 every ? " (one record for every column)" : "");
-        if (speedup[0])
-            snprintf(r, 512, "%.60s%s%s / the row, a speed-up", speedup, base_desc, at);
-        else if (ratio[0] && !strcmp(ratio, row_key_value(t, row, SB_TK_VARIANT)) && base_desc[0])
-            snprintf(r, 512, "the row / the same record's%s, a share", base_desc);
-        else if (ratio[0])
-            snprintf(r, 512, "the row / %.60s%s%s, %s", ratio, base_desc, at,
-                     !strcmp(value, "memory") ? "a ratio" : "a slowdown");
-    }
-    for (int kind = 0; kind < 2; kind++) {
-        int printed = 0;
-        for (int i = 0; i < t->nrows; i++) {
-            int first = desc[kind][i][0] != '\0', all = 1;
-            for (int k = 0; k < i && first; k++)
-                first = strcmp(desc[kind][k], desc[kind][i]) != 0;
-            if (!first)
-                continue;
-            fprintf(f, "%s%s",
-                    printed++ ? "; "
-                    : kind    ? " Ratios (r×), at the same column: "
-                              : "\nValues: ",
-                    desc[kind][i]);
-            for (int k = 0; k < t->nrows; k++)
-                all &= !strcmp(desc[kind][k], desc[kind][i]);
-            if (all)
-                continue;
-            for (int k = i, n = 0; k < t->nrows; k++)
-                if (!strcmp(desc[kind][k], desc[kind][i]))
-                    fprintf(f, "%s%s", n++ ? ", " : " (", t->rows[k].label);
-            fputc(')', f);
-        }
-        if (printed)
-            fputc('.', f);
-    }
-    fputs(" *paper*: the published values. X: refused before launch (a skipped record; its "
-          "reason beside it or in the notes below); —: no record.\n\n",
-          f);
-}
-
-/* ---- goals ---- */
-
-/* What a goal compares at a cell: the fact of its record (of=), else the ratio of a row with a
- * base, else the value; NaN where there is none. */
-static double goal_measure(const sb_table *t, const sb_table_row *row, const sb_table_goal *g,
-                           const cell *x, char *text, size_t cap)
-{
-    const char *speedup = row_key_value(t, row, SB_TK_SPEEDUP);
-    const char *base = speedup[0] ? speedup : row_key_value(t, row, SB_TK_RATIO);
-    double m;
-    if (g->of[0]) {
-        fact(t, row, x->r, 0, g->of, &m, text, cap);
-    } else if (base[0]) {
-        m = x->ratio;
-        fmt_ratio(m, text, cap);
-        snprintf(text + strlen(text), cap - strlen(text), "×");
-    } else {
-        const char *value = row_key_value(t, row, SB_TK_VALUE);
-        m = x->value;
-        fmt_value(t, value, m, text, cap);
-        if (strcmp(value, "memory"))
-            snprintf(text + strlen(text), cap - strlen(text), " %s", unit_name(t->unit));
-    }
-    return x->r && !strcmp(text_of(x->r->sb, "status"), "valid") ? m : NAN;
-}
-
-/* Why a cell has nothing to compare: no record, its record's status, or its base's. */
-static void goal_missing(const sb_table *t, const sb_table_row *row, const sb_table_goal *g,
-                         const cell *x, char *out, size_t cap)
-{
-    const char *speedup = row_key_value(t, row, SB_TK_SPEEDUP);
-    const char *base = speedup[0] ? speedup : row_key_value(t, row, SB_TK_RATIO);
-    const char *status = x->r ? text_of(x->r->sb, "status") : "";
-    if (!x->r)
-        snprintf(out, cap, "no record");
-    else if (strcmp(status, "valid"))
-        snprintf(out, cap, "%s: %.300s", status, text_of(x->r->sb, "reason"));
-    else if (g->of[0])
-        snprintf(out, cap, "the record has no %s", g->of);
-    else if (base[0] && !x->base)
-        snprintf(out, cap, "no record of %s", base);
-    else if (base[0] && strcmp(text_of(x->base->sb, "status"), "valid"))
-        snprintf(out, cap, "%s: %s: %.300s", base, text_of(x->base->sb, "status"),
-                 text_of(x->base->sb, "reason"));
-    else
-        snprintf(out, cap, "the record has no value");
-}
-
-/* - TEXT: **met** (measured 410× at COL, goal ≥ 300×), **missed** (...) or not measured (why) */
-static void goal(FILE *f, const sb_table *t, const sb_table_row *row, const sb_table_goal *g,
-                 const cell *cells, char label[][128])
-{
-    static const char *const signs[] = {"≥", "≤", ">", "<"};
-    char text[256], why[512];
-    int op = 0;
-    while (strcmp(goal_ops[op], g->op))
-        op++;
-    int c = g->at[0] ? column_of(t, g->at) : -1;
-    for (int k = t->ncols - 1; !g->at[0] && c < 0 && k >= 0; k--)
-        if (isfinite(goal_measure(t, row, g, &cells[k], text, sizeof text)))
-            c = k;
-    fprintf(f, "- %s: ", g->text);
-    double m = c >= 0 ? goal_measure(t, row, g, &cells[c], text, sizeof text) : NAN;
-    if (!isfinite(m)) {
-        int shown = c; /* without at=: the last column with a record of the row, if any */
-        for (int k = t->ncols - 1; shown < 0 && k >= 0; k--)
-            if (cells[k].r)
-                shown = k;
-        if (shown < 0 || !cells[shown].r) {
-            fputs("not measured (no record)\n", f);
-            return;
-        }
-        goal_missing(t, row, g, &cells[shown], why, sizeof why);
-        fprintf(f, "not measured (at %s: %s)\n", label[shown], why);
-        return;
-    }
-    int met = op == 0 ? m >= g->value : op == 1 ? m <= g->value : op == 2 ? m > g->value
-                                                                          : m < g->value;
-    const char *speedup = row_key_value(t, row, SB_TK_SPEEDUP);
-    const char *value = row_key_value(t, row, SB_TK_VALUE);
-    const char *goal_unit = g->of[0]                                        ? ""
-                            : speedup[0] || row_key_value(t, row, SB_TK_RATIO)[0] ? "×"
-                            : !strcmp(value, "memory")                        ? " B"
-                                                                              : NULL;
-    fprintf(f, "%s (measured %s%s%s at %s, goal %s %s%s%s)\n", met ? "**met**" : "**missed**",
-            g->of[0] ? g->of : "", g->of[0] ? " " : "", text, label[c], signs[op], g->value_text,
-            goal_unit ? goal_unit : " ", goal_unit ? "" : unit_name(t->unit));
-}
-
-static void escape_cell(FILE *f, const char *s)
-{
-    for (; *s; s++)
-        if (*s == '|')
-            fputs("\\|", f);
-        else
-            fputc(*s, f);
-}
-
-static int render(FILE *f, const sb_table *t, const loaded *L, const int *all_sources,
-                  const sb_table_source *src, int nsrc, char missing[][SB_TABLE_TEXT], int nmissing)
-{
-    static cell cells[SB_TABLE_ROWS][SB_TABLE_COLS];
-    static notes ns;
-    ns.n = 0;
-    char label[SB_TABLE_COLS][128];
-    fprintf(f, "## %s%s%s\n\n", t->name, t->title[0] ? ": " : "", t->title);
-    print_devices(f, L);
-    fprintf(f, "Records: %s.\n\n", L->ndocs ? L->log : "none");
-    fputs("| |", f);
-    for (int c = 0; c < t->ncols; c++) {
-        col_label(t, c, label[c], sizeof label[c]);
-        fputc(' ', f);
-        escape_cell(f, label[c]);
-        fputs(" |", f);
-    }
-    fputs("\n|---|", f);
-    for (int c = 0; c < t->ncols; c++)
-        fputs("---|", f);
-    fputc('\n', f);
-    for (int i = 0; i < t->nrows; i++) {
-        const sb_table_row *row = &t->rows[i];
-        int sources[256] = {0};
-        mark_sources(row_key_value(t, row, SB_TK_FROM), src, nsrc, sources);
-        fputs("| ", f);
-        escape_cell(f, row->label);
-        fputs(" |", f);
-        for (int c = 0; c < t->ncols; c++) {
-            cell *x = &cells[i][c];
-            char text[256], number[32];
-            compute_cell(t, row, L, sources, all_sources, c, x);
-            if (isfinite(x->value)) {
-                fmt_value(t, row_key_value(t, row, SB_TK_VALUE), x->value, text, sizeof text);
-                if (isfinite(x->ratio)) {
-                    fmt_ratio(x->ratio, number, sizeof number);
-                    snprintf(text + strlen(text), sizeof text - strlen(text), " (%s×)", number);
-                } else if (x->base) {
-                    char why[128];
-                    fmt_missing(x->base, &ns, why, sizeof why);
-                    snprintf(text + strlen(text), sizeof text - strlen(text), " (base: %s)",
-                             strncmp(why, "X", 1) ? why : "X");
-                }
-            } else {
-                fmt_missing(x->r, &ns, text, sizeof text);
-            }
-            fputc(' ', f);
-            escape_cell(f, text);
-            fputs(" |", f);
-        }
-        fputc('\n', f);
-        if (row->npublished) {
-            fputs("| *paper* |", f);
-            for (int c = 0; c < t->ncols; c++) {
-                fputs(" *", f);
-                escape_cell(f, row->published[c]);
-                fputs("* |", f);
-            }
-            fputc('\n', f);
-        }
-    }
-    legend(f, t);
-    for (int i = 0; i < ns.n; i++)
-        fprintf(f, "- [%d] %s\n", i + 1, ns.text[i]);
-    for (int i = 0; i < nmissing; i++)
-        fprintf(f, "- %s\n", missing[i]);
-    for (int i = 0; i < t->nnotes; i++)
-        fprintf(f, "\n%s\n", t->notes[i]);
-    int any = 0;
-    for (int i = 0; i < t->nrows; i++) {
-        const sb_table_row *row = &t->rows[i];
-        if (!row->explain[0])
-            continue;
-        int c = row->explain_at[0] ? column_of(t, row->explain_at) : -1;
-        for (int k = t->ncols - 1; c < 0 && k >= 0; k--) /* the row's and its base's */
-            if (isfinite(cells[i][k].value) && (!cells[i][k].base || isfinite(cells[i][k].ratio)))
-                c = k;
-        for (int k = t->ncols - 1; c < 0 && k >= 0; k--)
-            if (isfinite(cells[i][k].value))
-                c = k;
-        fputs(any++ ? "" : "\n", f);
-        if (c < 0) {
-            fprintf(f, "- **%s**: no valid record to explain.\n", row->label);
-            continue;
-        }
-        if (!isfinite(cells[i][c].value)) { /* at= a column without a valid record */
-            fprintf(f, "- **%s** (at %s): no valid record to explain.\n", row->label, label[c]);
-            continue;
-        }
-        fprintf(f, "- **%s** (at %s): ", row->label, label[c]);
-        explain(f, t, row, cells[i], c, label[c]);
-        fputc('\n', f);
-    }
-    if (t->ngoals)
-        fputs("\nGoals:\n\n", f);
-    for (int i = 0; i < t->ngoals; i++) {
-        const sb_table_goal *g = &t->goals[i];
-        int r = 0;
-        while (strcmp(t->rows[r].label, g->label))
-            r++;
-        goal(f, t, &t->rows[r], g, cells[r], label);
-    }
-    return ferror(f) ? sb_fail("formatting table %s failed", t->name) : 0;
-}
-
-int sb_table_render(const sb_table *t, const sb_table_source *src, int nsrc, const char *dir,
-                    FILE *out)
-{
-    if (nsrc > 256)
-        return sb_fail("table %s: more than 256 sources", t->name);
-    int used[256] = {0};
-    mark_sources(t->key[SB_TK_FROM], src, nsrc, used);
-    for (int i = 0; i < t->nrows; i++)
-        mark_sources(t->rows[i].key[SB_TK_FROM], src, nsrc, used);
-    static char missing[SB_TABLE_NOTES][SB_TABLE_TEXT];
-    int nmissing = 0;
-    loaded L;
-    memset(&L, 0, sizeof L);
-    char *md = NULL;
-    size_t md_len = 0;
-    FILE *f = NULL;
-    int rc = load_sources(&L, src, nsrc, used, dir, missing, &nmissing);
-    if (rc == 0 && !(f = open_memstream(&md, &md_len)))
-        rc = sb_fail("out of host memory");
-    if (rc == 0)
-        rc = render(f, t, &L, used, src, nsrc, missing, nmissing);
-    if (f)
-        fclose(f);
-    if (rc == 0) {
-        char path[2048];
-        snprintf(path, sizeof path, "%s/%s.md", dir, t->name);
-        fputs(md, out);
-        fputc('\n', out);
-        fflush(out);
-        rc = sb_write_atomic(path, md, md_len);
-    }
-    free(md);
-    free_loaded(&L);
-    return rc;
-}
-
-void sb_table_plan(const sb_table *t, FILE *out)
-{
-    fprintf(out, "table %s: from %s, %d row%s x %d column%s (", t->name, t->key[SB_TK_FROM],
-            t->nrows, t->nrows == 1 ? "" : "s", t->ncols, t->ncols == 1 ? "" : "s");
-    for (int c = 0; c < t->ncols; c++) {
-        char label[128];
-        col_label(t, c, label, sizeof label);
-        fprintf(out, "%s%s", c ? "; " : "", label);
-    }
-    int published = 0, explained = 0;
-    for (int i = 0; i < t->nrows; i++) {
-        published += t->rows[i].npublished > 0;
-        explained += t->rows[i].explain[0] != '\0';
-    }
-    fprintf(out, "), %d with published values, %d explained", published, explained);
-    if (t->ngoals)
-        fprintf(out, ", %d goal%s", t->ngoals, t->ngoals == 1 ? "" : "s");
-    for (int c = 0, n = 0; c < t->ncols; c++)
-        if (!t->col_covered[c]) {
-            char label[128];
-            col_label(t, c, label, sizeof label);
-            fprintf(out, "%s%s", n++ ? ", " : "; no run covers ", label);
-        }
-    fputc('\n', out);
+    return tb_check_goals(t, path);
 }
