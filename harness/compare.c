@@ -563,6 +563,146 @@ static void print_row(FILE *out, int markdown, int width, const char *name, cons
                 ratio, threshold, mde, test, p, verdict);
 }
 
+/* What the verdicts came to: the summary line and the exit status. */
+typedef struct tally {
+    int slower, faster, same, now_invalid, not_comparable, missing, added;
+    int used[4]; /* the tests that gave a verdict (enum test) */
+} tally;
+
+/* Each benchmark of base that new has too, tested, into rows (base's order); *width: the
+ * longest name. */
+static int match_rows(records *base, records *newer, const sb_compare_options *opt,
+                      const sb_calibration *cal, row *rows, int *nrows, int *width)
+{
+    for (int i = 0; i < base->n; i++) {
+        bench *was = &base->benches[i], *now = find_bench(newer, was->name);
+        if (!now)
+            continue;
+        was->matched = now->matched = 1;
+        if ((int)strlen(was->name) > *width)
+            *width = (int)strlen(was->name);
+        rows[*nrows] = (row){.was = was, .now = now};
+        if (test_row(&rows[*nrows], opt, cal) != 0)
+            return -1;
+        (*nrows)++;
+    }
+    return 0;
+}
+
+/* Each row's verdict (adjusted: the tested rows' p-values, in order) and its line of the
+ * table. */
+static void judge_rows(FILE *out, row *rows, int nrows, const double *adjusted, double alpha_each,
+                       const sb_compare_options *opt, int name_width, tally *n)
+{
+    if (opt->markdown)
+        fprintf(out, "| benchmark | base | new | ratio | threshold | mde | test | p | verdict |\n"
+                     "|---|---:|---:|---:|---:|---:|---|---:|---|\n");
+    else
+        print_row(out, 0, name_width, "benchmark", "base", "new", "ratio", "thresh", "mde",
+                  "test", "p", "verdict");
+    for (int i = 0, k = 0; i < nrows; i++) {
+        row *w = &rows[i];
+        char base_text[32] = "-", new_text[32] = "-", ratio_text[32] = "-", p_text[32] = "-";
+        char threshold_text[32] = "-", mde_text[32] = "-";
+        if (w->was->n > 0 && is_valid(w->was))
+            format_time(w->test != TEST_NONE ? w->base_median : median_of(w->was->samples,
+                                                                           w->was->n),
+                        base_text, sizeof base_text);
+        if (w->now->n > 0 && is_valid(w->now))
+            format_time(w->test != TEST_NONE ? w->new_median : median_of(w->now->samples,
+                                                                          w->now->n),
+                        new_text, sizeof new_text);
+        if (!is_valid(w->was)) {
+            w->verdict = "not-comparable";
+            n->not_comparable++;
+        } else if (!is_valid(w->now)) {
+            w->verdict = "NOW-INVALID";
+            n->now_invalid++;
+        } else if (w->test == TEST_NONE) {
+            w->verdict = "not-comparable"; /* valid, but without a single time */
+            n->not_comparable++;
+        } else {
+            w->p_adjusted = adjusted[k++];
+            n->used[w->test] = 1;
+            snprintf(ratio_text, sizeof ratio_text, "%.3fx", w->ratio);
+            snprintf(p_text, sizeof p_text, "%.3g", w->p_adjusted);
+            format_percent(w->threshold, threshold_text, sizeof threshold_text);
+            format_percent(detectable_effect(w, alpha_each), mde_text, sizeof mde_text);
+            /* A change counts only when it is both large (threshold) and unlikely to be noise
+             * (alpha): with few samples even a large ratio is "same". */
+            if (w->ratio > 1 + w->threshold && w->p_adjusted < opt->alpha) {
+                w->verdict = "SLOWER";
+                n->slower++;
+            } else if (w->ratio < 1 - w->threshold && w->p_adjusted < opt->alpha) {
+                w->verdict = "faster";
+                n->faster++;
+            } else {
+                w->verdict = "same";
+                n->same++;
+            }
+        }
+        print_row(out, opt->markdown, name_width, w->was->name, base_text, new_text, ratio_text,
+                  threshold_text, mde_text, test_names[w->test], p_text, w->verdict);
+    }
+    if (opt->markdown)
+        fputc('\n', out);
+}
+
+/* The benchmarks of one file only. */
+static void print_unmatched(FILE *out, const records *base, const records *newer, int markdown,
+                            tally *n)
+{
+    for (int i = 0; i < base->n; i++) {
+        if (!base->benches[i].matched) {
+            fprintf(out, markdown ? "- missing: `%s`\n" : "missing: %s\n", base->benches[i].name);
+            n->missing++;
+        }
+    }
+    for (int i = 0; i < newer->n; i++) {
+        if (!newer->benches[i].matched) {
+            fprintf(out, markdown ? "- new: `%s`\n" : "new: %s\n", newer->benches[i].name);
+            n->added++;
+        }
+    }
+    if (markdown && (n->missing || n->added))
+        fputc('\n', out);
+}
+
+/* The counts, then what each test used and each column means, and a warning where the two ran
+ * on different devices. */
+static void print_summary(FILE *out, const tally *n, const records *base, const records *newer,
+                          const sb_compare_options *opt, const sb_calibration *cal, int ntested)
+{
+    fprintf(out, "%d slower, %d faster, %d same, %d now-invalid, %d not-comparable, %d new, "
+            "%d missing\n", n->slower, n->faster, n->same, n->now_invalid, n->not_comparable,
+            n->added, n->missing);
+    if (n->used[TEST_WELCH])
+        fprintf(out, "welch: Welch's t test on the log of each repetition's median (%s)\n",
+                base->processes && newer->processes ? "repetitions in separate processes"
+                                                    : "repetitions of one process, as Google "
+                                                      "Benchmark runs them");
+    if (n->used[TEST_CALIBRATED])
+        fprintf(out, "t-cal: t test on the log of each repetition's median: the spread within a "
+                "session pooled with the calibration's, plus its spread between sessions "
+                "(%s%s%s)\n",
+                opt->calibration, cal->device[0] ? ", " : "", cal->device);
+    if (n->used[TEST_U])
+        fprintf(out, "U-samples: Mann-Whitney U test over the samples of one process each (they "
+                "understate the noise between runs: use --repetitions)\n");
+    if (ntested > 0)
+        fprintf(out, "p: %s, family-wise alpha %g; thresh: %s; mde: the smallest slow-down "
+                "caught with 80 %% power at these sizes\n",
+                opt->no_correction ? "each benchmark's own (no correction)"
+                                   : ntested > 1 ? "Holm-adjusted over the benchmarks compared"
+                                                 : "one benchmark, no adjustment needed",
+                opt->alpha,
+                opt->calibration ? "max(floor, e^(2 x calibrated spread) - 1), else --threshold"
+                                 : "--threshold");
+    if (base->device && newer->device && strcmp(base->device, newer->device) != 0)
+        fprintf(out, "warning: base ran on %s, new on %s: a ratio mixes the code's change with "
+                "the devices'\n", base->device, newer->device);
+}
+
 int sb_compare_files(const char *base_path, const char *new_path, const sb_compare_options *opt,
                      FILE *out)
 {
@@ -584,18 +724,9 @@ int sb_compare_files(const char *base_path, const char *new_path, const sb_compa
         sb_fail("out of host memory");
         goto done;
     }
-    for (int i = 0; i < base.n; i++) {
-        bench *was = &base.benches[i], *now = find_bench(&newer, was->name);
-        if (!now)
-            continue;
-        was->matched = now->matched = 1;
-        if ((int)strlen(was->name) > name_width)
-            name_width = (int)strlen(was->name);
-        rows[nrows] = (row){.was = was, .now = now};
-        if (test_row(&rows[nrows], opt, opt->calibration ? &cal : NULL) != 0)
-            goto done;
-        nrows++;
-    }
+    if (match_rows(&base, &newer, opt, opt->calibration ? &cal : NULL, rows, &nrows,
+                   &name_width) != 0)
+        goto done;
 
     /* Holm over the benchmarks that were tested: with many benchmarks, some p-values fall under
      * alpha by chance alone; Holm keeps the chance of any false alarm in the whole table at
@@ -610,104 +741,12 @@ int sb_compare_files(const char *base_path, const char *new_path, const sb_compa
         sb_holm(p, ntested, adjusted);
     double alpha_each = opt->no_correction || ntested == 0 ? opt->alpha : opt->alpha / ntested;
 
-    int slower = 0, faster = 0, same = 0, now_invalid = 0, not_comparable = 0;
-    int missing = 0, added = 0, used[4] = {0};
-    if (opt->markdown)
-        fprintf(out, "| benchmark | base | new | ratio | threshold | mde | test | p | verdict |\n"
-                     "|---|---:|---:|---:|---:|---:|---|---:|---|\n");
-    else
-        print_row(out, 0, name_width, "benchmark", "base", "new", "ratio", "thresh", "mde",
-                  "test", "p", "verdict");
-    for (int i = 0, k = 0; i < nrows; i++) {
-        row *w = &rows[i];
-        char base_text[32] = "-", new_text[32] = "-", ratio_text[32] = "-", p_text[32] = "-";
-        char threshold_text[32] = "-", mde_text[32] = "-";
-        if (w->was->n > 0 && is_valid(w->was))
-            format_time(w->test != TEST_NONE ? w->base_median : median_of(w->was->samples,
-                                                                           w->was->n),
-                        base_text, sizeof base_text);
-        if (w->now->n > 0 && is_valid(w->now))
-            format_time(w->test != TEST_NONE ? w->new_median : median_of(w->now->samples,
-                                                                          w->now->n),
-                        new_text, sizeof new_text);
-        if (!is_valid(w->was)) {
-            w->verdict = "not-comparable";
-            not_comparable++;
-        } else if (!is_valid(w->now)) {
-            w->verdict = "NOW-INVALID";
-            now_invalid++;
-        } else if (w->test == TEST_NONE) {
-            w->verdict = "not-comparable"; /* valid, but without a single time */
-            not_comparable++;
-        } else {
-            w->p_adjusted = adjusted[k++];
-            used[w->test] = 1;
-            snprintf(ratio_text, sizeof ratio_text, "%.3fx", w->ratio);
-            snprintf(p_text, sizeof p_text, "%.3g", w->p_adjusted);
-            format_percent(w->threshold, threshold_text, sizeof threshold_text);
-            format_percent(detectable_effect(w, alpha_each), mde_text, sizeof mde_text);
-            /* A change counts only when it is both large (threshold) and unlikely to be noise
-             * (alpha): with few samples even a large ratio is "same". */
-            if (w->ratio > 1 + w->threshold && w->p_adjusted < opt->alpha) {
-                w->verdict = "SLOWER";
-                slower++;
-            } else if (w->ratio < 1 - w->threshold && w->p_adjusted < opt->alpha) {
-                w->verdict = "faster";
-                faster++;
-            } else {
-                w->verdict = "same";
-                same++;
-            }
-        }
-        print_row(out, opt->markdown, name_width, w->was->name, base_text, new_text, ratio_text,
-                  threshold_text, mde_text, test_names[w->test], p_text, w->verdict);
-    }
-    if (opt->markdown)
-        fputc('\n', out);
-
-    for (int i = 0; i < base.n; i++) {
-        if (!base.benches[i].matched) {
-            fprintf(out, opt->markdown ? "- missing: `%s`\n" : "missing: %s\n",
-                    base.benches[i].name);
-            missing++;
-        }
-    }
-    for (int i = 0; i < newer.n; i++) {
-        if (!newer.benches[i].matched) {
-            fprintf(out, opt->markdown ? "- new: `%s`\n" : "new: %s\n", newer.benches[i].name);
-            added++;
-        }
-    }
-    if (opt->markdown && (missing || added))
-        fputc('\n', out);
-    fprintf(out, "%d slower, %d faster, %d same, %d now-invalid, %d not-comparable, %d new, "
-            "%d missing\n", slower, faster, same, now_invalid, not_comparable, added, missing);
-    if (used[TEST_WELCH])
-        fprintf(out, "welch: Welch's t test on the log of each repetition's median (%s)\n",
-                base.processes && newer.processes ? "repetitions in separate processes"
-                                                  : "repetitions of one process, as Google "
-                                                    "Benchmark runs them");
-    if (used[TEST_CALIBRATED])
-        fprintf(out, "t-cal: t test on the log of each repetition's median: the spread within a "
-                "session pooled with the calibration's, plus its spread between sessions (%s%s%s)\n",
-                opt->calibration, cal.device[0] ? ", " : "", cal.device);
-    if (used[TEST_U])
-        fprintf(out, "U-samples: Mann-Whitney U test over the samples of one process each (they "
-                "understate the noise between runs: use --repetitions)\n");
-    if (ntested > 0)
-        fprintf(out, "p: %s, family-wise alpha %g; thresh: %s; mde: the smallest slow-down "
-                "caught with 80 %% power at these sizes\n",
-                opt->no_correction ? "each benchmark's own (no correction)"
-                                   : ntested > 1 ? "Holm-adjusted over the benchmarks compared"
-                                                 : "one benchmark, no adjustment needed",
-                opt->alpha,
-                opt->calibration ? "max(floor, e^(2 x calibrated spread) - 1), else --threshold"
-                                 : "--threshold");
-    if (base.device && newer.device && strcmp(base.device, newer.device) != 0)
-        fprintf(out, "warning: base ran on %s, new on %s: a ratio mixes the code's change with "
-                "the devices'\n", base.device, newer.device);
+    tally n = {0};
+    judge_rows(out, rows, nrows, adjusted, alpha_each, opt, name_width, &n);
+    print_unmatched(out, &base, &newer, opt->markdown, &n);
+    print_summary(out, &n, &base, &newer, opt, &cal, ntested);
     print_across_devices(out, rows, nrows, name_width, opt->markdown);
-    rc = slower > 0 || now_invalid > 0;
+    rc = n.slower > 0 || n.now_invalid > 0;
 
 done:
     free(rows);

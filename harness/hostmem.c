@@ -59,7 +59,8 @@ int sb_host_check_fits(double bytes, const char *what, const char *fix)
     if (bytes <= have)
         return 0;
     char need[32], avail[32];
-    /* "has B free": the words the study tables shorten a refusal to (bench/report/table.c) */
+    /* "has B free": the words the study tables shorten a refusal to
+     * (bench/report/table-render.c) */
     sb_fail("needs %s of host memory for %s, and the host has %s free%s: %s",
             sb_format_bytes(bytes, need, sizeof need), what,
             sb_format_bytes(have, avail, sizeof avail),

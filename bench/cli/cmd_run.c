@@ -149,28 +149,23 @@ static int process_rank(void)
     return 0;
 }
 
-int sb_cmd_run(int argc, char **argv)
-{
-    const char *variants = "all", *device = NULL, *out = NULL, *dump = NULL, *reference = NULL;
-    const char *assignments[SB_MAX_PARAMS * 4];
-    int nassign = 0, quiet = 0, kernels = 0;
+/* The options of `run WORKLOAD ...` as given. */
+typedef struct run_args {
+    const char *variants, *device, *out, *dump, *reference;
+    const char *assignments[SB_MAX_PARAMS * 4]; /* --param's and --seed's, in order */
+    int nassign, quiet, kernels;
     char seed_assignment[64];
     sb_measure_options opt;
-    sb_measure_defaults(&opt);
-    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-        fputs(usage, argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
-    }
-    const sb_workload *w = sb_find_workload(argv[1]);
-    if (!w)
-        return fail();
+} run_args;
+
+/* argv[2...] into a; -1 (the error said) on an option that is unknown or lacks its value. */
+static int parse_options(int argc, char **argv, run_args *a)
+{
     for (int i = 2; i < argc; i++) {
         char name[64];
         const char *arg = argv[i], *value = NULL;
-        if (strncmp(arg, "--", 2) != 0) {
-            sb_fail("unexpected argument '%s' (see stagebench run --help)", arg);
-            return fail();
-        }
+        if (strncmp(arg, "--", 2) != 0)
+            return sb_fail("unexpected argument '%s' (see stagebench run --help)", arg);
         const char *eq = strchr(arg, '=');
         int inline_value = eq && strncmp(arg, "--param", 7) != 0; /* --name=value */
         size_t len = inline_value ? (size_t)(eq - arg - 2) : strlen(arg + 2);
@@ -181,47 +176,58 @@ int sb_cmd_run(int argc, char **argv)
                  strcmp(name, "kernels") && strcmp(name, "isolate") &&
                  strcmp(name, "no-isolate") && strcmp(name, "no-activity") && i + 1 < argc)
             value = argv[++i];
-        int known = sb_measure_option(&opt, name, value);
+        int known = sb_measure_option(&a->opt, name, value);
         if (known < 0)
-            return fail();
+            return -1;
         if (known == 0)
             continue;
         if (strcmp(name, "quiet") == 0) {
-            quiet = 1;
+            a->quiet = 1;
             continue;
         }
         if (strcmp(name, "kernels") == 0) {
-            kernels = 1;
+            a->kernels = 1;
             continue;
         }
-        if (!value) {
-            sb_fail("--%s needs a value (see stagebench run --help)", name);
-            return fail();
-        }
+        if (!value)
+            return sb_fail("--%s needs a value (see stagebench run --help)", name);
         if (strcmp(name, "variant") == 0)
-            variants = value;
+            a->variants = value;
         else if ((strcmp(name, "param") == 0 || strcmp(name, "seed") == 0) &&
-                 nassign == (int)(sizeof assignments / sizeof *assignments)) {
-            sb_fail("--%s %s: more than %d --param and --seed", name, value, nassign);
-            return fail();
-        } else if (strcmp(name, "param") == 0)
-            assignments[nassign++] = value;
+                 a->nassign == (int)(sizeof a->assignments / sizeof *a->assignments))
+            return sb_fail("--%s %s: more than %d --param and --seed", name, value, a->nassign);
+        else if (strcmp(name, "param") == 0)
+            a->assignments[a->nassign++] = value;
         else if (strcmp(name, "seed") == 0) {
-            snprintf(seed_assignment, sizeof seed_assignment, "seed=%s", value);
-            assignments[nassign++] = seed_assignment;
+            snprintf(a->seed_assignment, sizeof a->seed_assignment, "seed=%s", value);
+            a->assignments[a->nassign++] = a->seed_assignment;
         } else if (strcmp(name, "device") == 0)
-            device = value;
+            a->device = value;
         else if (strcmp(name, "out") == 0)
-            out = value;
+            a->out = value;
         else if (strcmp(name, "dump-output") == 0)
-            dump = value;
+            a->dump = value;
         else if (strcmp(name, "reference") == 0)
-            reference = value;
-        else {
-            sb_fail("unknown option --%s (see stagebench run --help)", name);
-            return fail();
-        }
+            a->reference = value;
+        else
+            return sb_fail("unknown option --%s (see stagebench run --help)", name);
     }
+    return 0;
+}
+
+int sb_cmd_run(int argc, char **argv)
+{
+    run_args a = {.variants = "all"};
+    sb_measure_defaults(&a.opt);
+    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        fputs(usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const sb_workload *w = sb_find_workload(argv[1]);
+    if (!w || parse_options(argc, argv, &a) != 0)
+        return fail();
+    sb_measure_options opt = a.opt;
+    int quiet = a.quiet, kernels = a.kernels;
 
     /* An isolated variant's process (SB_ISOLATED set by its parent) runs its one variant here. */
     const char *isolated = getenv(SB_ISOLATED_ENV);
@@ -240,8 +246,8 @@ int sb_cmd_run(int argc, char **argv)
 
     sb_params params;
     sb_params_init(&params, w->params, w->nparams);
-    for (int i = 0; i < nassign; i++)
-        if (sb_params_assign(&params, assignments[i]) != 0)
+    for (int i = 0; i < a.nassign; i++)
+        if (sb_params_assign(&params, a.assignments[i]) != 0)
             return fail();
     if (opt.repetitions > 1 && sb_repetition_index(NULL) == 0 && !getenv(SB_REPETITION_ENV)) {
         if (process_rank() > 0 || getenv("OMPI_COMM_WORLD_SIZE")) {
@@ -250,18 +256,18 @@ int sb_cmd_run(int argc, char **argv)
             return fail();
         }
         char path[4096];
-        if (out)
-            snprintf(path, sizeof path, "%s", out);
+        if (a.out)
+            snprintf(path, sizeof path, "%s", a.out);
         else
             sb_default_run_path(w->name, ".json", path, sizeof path);
         return run_repetitions(argc, argv, opt.repetitions, path, quiet);
     }
 
     sb_devices devices;
-    if (sb_devices_select(&devices, device, !opt.isolate) != 0)
+    if (sb_devices_select(&devices, a.device, !opt.isolate) != 0)
         return fail();
-    sb_point point = {w,      &params, variants, reference, dump,
-                      &opt,   &devices, quiet,   kernels,   isolated};
+    sb_point point = {w,    &params,  a.variants, a.reference, a.dump,
+                      &opt, &devices, quiet,      kernels,     isolated};
     if (sb_point_check(&point) != 0)
         return fail();
 
@@ -274,8 +280,8 @@ int sb_cmd_run(int argc, char **argv)
         point.quiet = quiet = 1;
         if (!freopen("/dev/null", "w", stdout))
             return fail();
-    } else if (out)
-        snprintf(path, sizeof path, "%s", out);
+    } else if (a.out)
+        snprintf(path, sizeof path, "%s", a.out);
     else
         sb_default_run_path(w->name, ".json", path, sizeof path);
     sb_records records;

@@ -1,5 +1,6 @@
 /* Markdown to HTML for stagebench report's pages: the subset the pages and the study tables
- * (bench/report/table.c) are written in. Hand-written, so that the suite needs no third-party code. */
+ * (bench/report/table-render.c) are written in. Hand-written, so that the suite needs no
+ * third-party code. */
 #ifndef SB_MARKDOWN_H
 #define SB_MARKDOWN_H
 

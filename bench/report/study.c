@@ -306,6 +306,58 @@ static int figure_key(study_figure *f, const char *kv, const char *path, int lin
                    path, line, kv);
 }
 
+/* `table NAME KEY=VALUE...`: *table the new table, whose indented lines follow. */
+static int table_line(study *s, char **w, int n, const char *path, int line, sb_table **table)
+{
+    if (s->ntables == MAX_TABLES)
+        return sb_fail("%s:%d: more than %d tables", path, line, MAX_TABLES);
+    sb_table *t = *table = &s->tables[s->ntables++];
+    t->line = line;
+    int rc = copy_word(t->name, sizeof t->name, w[1], path, line);
+    if (!rc && strchr(t->name, '/'))
+        rc = sb_fail("%s:%d: table %s: give a name without '/'", path, line, w[1]);
+    for (int i = 2; rc == 0 && i < n; i++)
+        rc = sb_table_key(t, w[i], path, line);
+    return rc;
+}
+
+/* `records NAME PATTERN HOW...`: records files that another command writes. */
+static int records_line(study *s, char **w, int n, const char *path, int line)
+{
+    if (s->nrecords == MAX_RECORDS)
+        return sb_fail("%s:%d: more than %d records lines", path, line, MAX_RECORDS);
+    sb_table_source *r = &s->records[s->nrecords++];
+    int rc = copy_word(r->name, sizeof r->name, w[1], path, line) ||
+             copy_word(r->pattern, sizeof r->pattern, w[2], path, line);
+    for (int i = 3, len = 0; rc == 0 && i < n; i++)
+        len += snprintf(r->how + (len < (int)sizeof r->how ? len : 0),
+                        len < (int)sizeof r->how ? sizeof r->how - len : 0,
+                        "%s%s", i > 3 ? " " : "", w[i]);
+    return rc;
+}
+
+/* `figure NAME KIND KEY=VALUE...` */
+static int figure_line(study *s, char **w, int n, const char *path, int line)
+{
+    if (s->nfigures == MAX_FIGURES)
+        return sb_fail("%s:%d: more than %d figures", path, line, MAX_FIGURES);
+    study_figure *fig = &s->figures[s->nfigures++];
+    fig->line = line;
+    int rc = copy_word(fig->name, sizeof fig->name, w[1], path, line) ||
+             copy_word(fig->kind, sizeof fig->kind, w[2], path, line);
+    if (!rc && strcmp(fig->kind, "time") && strcmp(fig->kind, "speedup") &&
+        strcmp(fig->kind, "series") && strcmp(fig->kind, "data"))
+        rc = sb_fail("%s:%d: figure kind '%s': use time, speedup, series or data", path, line,
+                     fig->kind);
+    for (int i = 3; rc == 0 && i < n; i++)
+        rc = figure_key(fig, w[i], path, line);
+    if (!rc && !strcmp(fig->kind, "data") && !fig->script[0])
+        rc = sb_fail("%s:%d: figure %s: a data figure needs script=FILE.gp (its script reads the "
+                     "runs' CSV and dump files)",
+                     path, line, fig->name);
+    return rc;
+}
+
 static int parse(study *s, const char *path, char *const *defines, int ndefines)
 {
     FILE *f = fopen(path, "r");
@@ -399,52 +451,15 @@ static int parse(study *s, const char *path, char *const *defines, int ndefines)
                      : copy_word(run->dump, sizeof run->dump, w[1], path, line);
         } else if (!strcmp(d, "table") && n >= 2) {
             run = NULL; /* a table ends the run before it, as a figure does */
-            if (s->ntables == MAX_TABLES) {
-                rc = sb_fail("%s:%d: more than %d tables", path, line, MAX_TABLES);
-                break;
-            }
-            table = &s->tables[s->ntables++];
-            table->line = line;
-            rc = copy_word(table->name, sizeof table->name, w[1], path, line);
-            if (!rc && strchr(table->name, '/'))
-                rc = sb_fail("%s:%d: table %s: give a name without '/'", path, line, w[1]);
-            for (int i = 2; rc == 0 && i < n; i++)
-                rc = sb_table_key(table, w[i], path, line);
+            rc = table_line(s, w, n, path, line, &table);
         } else if (!strcmp(d, "records") && n >= 3) {
             run = NULL;
             table = NULL;
-            if (s->nrecords == MAX_RECORDS) {
-                rc = sb_fail("%s:%d: more than %d records lines", path, line, MAX_RECORDS);
-                break;
-            }
-            sb_table_source *r = &s->records[s->nrecords++];
-            rc = copy_word(r->name, sizeof r->name, w[1], path, line) ||
-                 copy_word(r->pattern, sizeof r->pattern, w[2], path, line);
-            for (int i = 3, len = 0; rc == 0 && i < n; i++)
-                len += snprintf(r->how + (len < (int)sizeof r->how ? len : 0),
-                                len < (int)sizeof r->how ? sizeof r->how - len : 0,
-                                "%s%s", i > 3 ? " " : "", w[i]);
+            rc = records_line(s, w, n, path, line);
         } else if (!strcmp(d, "figure") && n >= 3) {
             run = NULL; /* a figure ends the run before it: later options are the study's */
             table = NULL;
-            if (s->nfigures == MAX_FIGURES) {
-                rc = sb_fail("%s:%d: more than %d figures", path, line, MAX_FIGURES);
-                break;
-            }
-            study_figure *fig = &s->figures[s->nfigures++];
-            fig->line = line;
-            rc = copy_word(fig->name, sizeof fig->name, w[1], path, line) ||
-                 copy_word(fig->kind, sizeof fig->kind, w[2], path, line);
-            if (!rc && strcmp(fig->kind, "time") && strcmp(fig->kind, "speedup") &&
-                strcmp(fig->kind, "series") && strcmp(fig->kind, "data"))
-                rc = sb_fail("%s:%d: figure kind '%s': use time, speedup, series or data", path,
-                             line, fig->kind);
-            for (int i = 3; rc == 0 && i < n; i++)
-                rc = figure_key(fig, w[i], path, line);
-            if (!rc && !strcmp(fig->kind, "data") && !fig->script[0])
-                rc = sb_fail("%s:%d: figure %s: a data figure needs script=FILE.gp (its script "
-                             "reads the runs' CSV and dump files)",
-                             path, line, fig->name);
+            rc = figure_line(s, w, n, path, line);
         } else {
             rc = sb_fail("%s:%d: cannot read '%s' here (see the format in bench/report/study.c or "
                          "docs/harness.md)",

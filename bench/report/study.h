@@ -1,5 +1,5 @@
 /* The study engine: a study file's sweeps run (each point through bench/run/runner.c), their
- * records written, their figures drawn (plot.c) and their tables made (table.c). The file's
+ * records written, their figures drawn (plot.c) and their tables made (table*.c). The file's
  * syntax is in docs/harness.md, "Study files". */
 #ifndef SB_STUDY_H
 #define SB_STUDY_H

@@ -1,4 +1,4 @@
-/* Fuzz target: records files as a study's tables read them (bench/report/table.c, sb_table_render), the
+/* Fuzz target: records files as a study's tables read them (bench/report/table*.c, sb_table_render), the
  * path of `stagebench study FILE` after its runs and of --figures-only. A fixed study (below,
  * after motility-paper.study's tables) is parsed and checked once, as study.c does before its
  * first run, against a stand-in workload with motility's parameters, phases and variant names;

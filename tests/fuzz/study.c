@@ -1,4 +1,4 @@
-/* Fuzz target: the study file (bench/report/study.c's parser, with the table lines of bench/report/table.c),
+/* Fuzz target: the study file (bench/report/study.c's parser, with the table lines of bench/report/table*.c),
  * as `stagebench study FILE --check` reads it before it checks the points against the
  * workload. The parser is static in study.c, so study.c is included here. */
 #include "fuzz.h"
