@@ -94,9 +94,10 @@ for path, machines, variants in zip(sys.argv[1:], (2, 2, 1), (17, 16, 17)): # sp
     assert len(colour) == variants and len(set(colour.values())) == variants, (path, colour)
 PY
 
-# bench/scripts/cross-device over the committed H100 thesis study and a copy of it named as another GPU,
+# bench/scripts/cross-device over the committed H100 thesis study (6160632, the records beside the H200's
+# in h100-vs-h200/) and a copy of it named as another GPU,
 # its GPU times 0.9x: figs. 3.12-3.13 a line per stage and GPU, compare's cross-device table.
-h100=results/baselines/h100-80gb-hbm3/thesis-study
+h100=results/baselines/h100-vs-h200/thesis-study/h100-80gb-hbm3
 mkdir -p "$tmp/other"
 python3 - "$h100" "$tmp/other" <<'PY' || fail "crafting the other GPU's study"
 import json, lzma, sys
