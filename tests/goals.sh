@@ -126,6 +126,11 @@ for old in "${SB_GOALS_BASELINES:-results/baselines}"/*/goals*/goals.md "${SB_GO
         fail "$(dirname "$old"): '$(tail -n 1 "$tmp/copy/goals.md")', where its goals.md says '$(tail -n 1 "$old")'"
 done
 
+cp -r "$met" "$tmp/has-records"
+before=$(ls -lR "$tmp/has-records" | md5sum)
+expect 2 "a folder with records is refused" sh bench/scripts/goals "$tmp/has-records"
+one_line_naming "holds records already"
+[ "$(ls -lR "$tmp/has-records" | md5sum)" = "$before" ] || fail "the refused folder is as it was"
 mkdir "$tmp/none"
 expect 2 "a folder without records" sh bench/scripts/goals --figures-only "$tmp/none"
 one_line_naming "no records"

@@ -100,6 +100,7 @@
 #include <unistd.h>
 
 #include "../../harness/context.h"
+#include "../../harness/data.h"
 #include "../../cuda/base/error.h"
 #include "../../harness/json.h"
 #include "../../variants/registry.h"
@@ -372,6 +373,7 @@ static int parse(study *s, const char *path, char *const *defines, int ndefines)
         snprintf(s->dir, sizeof s->dir, ".");
     sb_measure_defaults(&s->opt);
     s->opt.isolate = 1; /* a study isolates its variants unless told `option no-isolate` */
+    char data[1024];
     int rc = define(s, "STUDY_DIR", s->dir, 1);
     for (int i = 0; rc == 0 && i < ndefines; i++) { /* command-line defines win */
         char key[64];
@@ -383,6 +385,10 @@ static int parse(study *s, const char *path, char *const *defines, int ndefines)
         snprintf(key, sizeof key, "%.*s", (int)(eq - defines[i]), defines[i]);
         rc = define(s, key, eq + 1, 1);
     }
+    /* ${DATA}: the ProCell histograms where every command finds them (harness/data.h), unless
+     * --define DATA=... said otherwise */
+    if (rc == 0)
+        rc = define(s, "DATA", sb_data_dir("procell", data, sizeof data), 0);
     char raw[4096], text[4096];
     study_run *run = NULL;
     sb_table *table = NULL; /* the table whose row, published, explain and note lines follow */

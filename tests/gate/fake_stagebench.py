@@ -30,7 +30,8 @@ counter = out + ".count"
 calls_file = os.path.join(os.path.dirname(out), ".fake-calls-" + spec.get("name", "x"))
 calls = int(open(calls_file).read()) + 1 if os.path.exists(calls_file) else 1
 open(calls_file, "w").write(str(calls))
-rng = random.Random(os.getpid() * 7919 + calls)
+# the same noise on every run of the test: seeded by the build, the line and the call
+rng = random.Random("%s/%s/%d" % (spec.get("name", "?"), workload, calls))
 throttle_every = spec.get("throttle_every", 0)
 entries = []
 for v in variants:

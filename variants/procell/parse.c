@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../../cuda/base/error.h"
+#include "../../harness/data.h"
 
 /* Counts are read as doubles: above 2^53 a double no longer holds every whole number. */
 #define MAX_COUNT 9007199254740992.0
@@ -34,7 +35,8 @@ static int reader_open(line_reader *r, const char *path)
     r->path = path;
     r->file = fopen(path, "r");
     if (!r->file)
-        return sb_fail("%s: cannot open: %s", path, strerror(errno));
+        return sb_fail("%s: cannot open: %s%s%s", path, strerror(errno),
+                       errno == ENOENT ? "; " : "", errno == ENOENT ? SB_DATA_HINT : "");
     return 0;
 }
 

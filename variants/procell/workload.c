@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../../cuda/base/error.h"
+#include "../../harness/data.h"
 #include "../../harness/json.h"
 #include "../../harness/variant.h"
 #include "model.h"
@@ -33,9 +34,12 @@ static const sb_param_decl params[] = {
 
 static int load(const sb_params *p, void **out)
 {
-    if (!sb_param_is_set(p, "histogram"))
-        return sb_fail("procell needs an initial histogram: --param histogram=FILE "
-                       "(e.g. ../shared/data/procell/AML9_Exp3_t10d_UT1_BM_GFPpos.txt)");
+    if (!sb_param_is_set(p, "histogram")) {
+        char dir[1024];
+        return sb_fail("procell needs an initial histogram: --param histogram=FILE (e.g. "
+                       "%s/AML9_Exp3_t10d_UT1_BM_GFPpos.txt; %s)",
+                       sb_data_dir("procell", dir, sizeof dir), SB_DATA_HINT);
+    }
     pc_model *m = calloc(1, sizeof *m);
     pc_histogram_row *rows = NULL;
     int nrows = 0;
@@ -140,14 +144,13 @@ static int output_write(const void *model, const void *out, const char *path)
     return sb_write_stream_atomic(path, write_histogram, model, out);
 }
 
-/* The thesis' UT1_BM bone-marrow histogram at its threshold, m4 types, 240 h: found in
- * $SB_SHARED_DATA, else ../shared/data/procell (the repository's sibling). */
+/* The thesis' UT1_BM bone-marrow histogram at its threshold, m4 types, 240 h: found where every
+ * command finds the ProCell data (harness/data.h). */
 static int default_scenario(sb_params *p)
 {
-    const char *dir = getenv("SB_SHARED_DATA");
-    char path[SB_PARAM_TEXT];
+    char dir[SB_PARAM_TEXT - 64], path[SB_PARAM_TEXT];
     snprintf(path, sizeof path, "%s/AML9_Exp3_t10d_UT1_BM_GFPpos.txt",
-             dir && *dir ? dir : "../shared/data/procell");
+             sb_data_dir("procell", dir, sizeof dir));
     return sb_params_set(p, "histogram", path) || sb_params_set(p, "phi_min", "11.0") ? -1 : 0;
 }
 
