@@ -1,6 +1,6 @@
 #!/bin/sh
 # Issue 21's goals as bench/studies/goals.study defines them (its tables' `goal` lines, which
-# bench/report/table.c evaluates), read by sh bench/scripts/goals --figures-only from committed
+# bench/report/table-goals.c evaluates), read by sh bench/scripts/goals --figures-only from committed
 # goals runs: the 61fe83e run on an H100 reads 5 of 5 met with the figures its goals.md gave
 # (RDME 81.7 %, Min 11,060 s/h, noise 0.18 %, angio 1.02e10, the tumour 127x), and stagebench
 # report lists the same five; the a361fd8 run reads 0 of 5 (its noise missed on one timeout); an

@@ -1,7 +1,7 @@
 /* A study's tables: measured values from the records beside a paper's published ones, a ratio
  * against a base variant, and a written explanation per row whose {placeholders} are filled
  * from the records, and goals on a row's cell, met or missed (bench/report/study.c documents the syntax;
- * table.c renders them as markdown). */
+ * table-render.c renders them as markdown). */
 #ifndef SB_TABLE_H
 #define SB_TABLE_H
 
