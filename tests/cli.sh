@@ -159,8 +159,16 @@ STUDY
     xz_copy "$tmp/st/a.json" "$tmp/st/a.json.xz" && rm "$tmp/st/a.json" "$tmp/st/times.png"
     expect 0 "study --figures-only over a.json.xz" "$sb" study "$tmp/s.study" --out "$tmp/st" --figures-only
     [ -s "$tmp/st/times.png" ] || fail "--figures-only drew nothing from a.json.xz"
-    expect 0 "plot a .json.xz" "$sb" plot "$tmp/st/a.json.xz" --x t_max
-    [ -s "$tmp/st/a-time.png" ] || fail "plot of a.json.xz names its figure a-time.png"
+    # without --out: a fresh folder under results/runs/ (of the working directory), nothing
+    # beside the input; the folder it read is byte for byte as it was
+    mkdir -p "$tmp/cwd"
+    cp -a "$tmp/st" "$tmp/st-before"
+    (sb_path=$(cd "$(dirname "$sb")" && pwd)/$(basename "$sb") && cd "$tmp/cwd" && "$sb_path" plot "$tmp/st/a.json.xz" --x t_max) >"$tmp/out" 2>"$tmp/err" ||
+        fail "plot a .json.xz without --out: exit $?"
+    diff -r "$tmp/st-before" "$tmp/st" >/dev/null || fail "plot without --out changed its input's folder"
+    set -- "$tmp"/cwd/results/runs/plot-*/a-time.png
+    [ -s "$1" ] || fail "plot of a.json.xz without --out: no results/runs/plot-<UTC time>/a-time.png"
+    grep -q "^results/runs/plot-[0-9]*-[0-9]*/a-time.png$" "$tmp/out" || fail "plot says where it wrote"
     printf 'study broken\nworkload procell\nrun a\n  sweep t_max\n  frobnicate 3\n' > "$tmp/bad.study"
     expect 2 "bad study file" "$sb" study "$tmp/bad.study" --out "$tmp/st2"
     one_line_naming "bad.study:5"
