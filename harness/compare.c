@@ -33,7 +33,7 @@ typedef struct records {
     bench *benches; /* in the files' order */
     int n, cap;
     int processes; /* some file's repetitions ran in separate processes */
-    const char *device, *commit;
+    const char *device, *uuid, *commit; /* the first file's first GPU (name, UUID) and commit */
 } records;
 
 static bench *find_bench(const records *r, const char *name)
@@ -204,9 +204,11 @@ static int load_file(records *r, const char *path, int in_directory)
                        "array)", path);
     json_t *sb = json_object_get(json_object_get(doc, "context"), "stagebench");
     r->processes |= json_object_get(sb, "repetitions") != NULL;
-    if (!r->device)
-        r->device = json_string_value(
-            json_object_get(json_array_get(json_object_get(sb, "devices"), 0), "name"));
+    if (!r->device) {
+        json_t *first = json_array_get(json_object_get(sb, "devices"), 0);
+        r->device = json_string_value(json_object_get(first, "name"));
+        r->uuid = json_string_value(json_object_get(first, "uuid"));
+    }
     if (!r->commit)
         r->commit = json_string_value(json_object_get(sb, "git_commit"));
     size_t i;
@@ -394,6 +396,10 @@ typedef struct row {
     double se, df; /* of the log ratio, for the minimum detectable effect */
     double min_p;  /* the smallest p this test can give these sizes (the exact U test) */
     const char *verdict;
+    /* A device comparison's interval of the ratio (device_interval) */
+    enum { FROM_NONE, FROM_REPETITIONS, FROM_SAMPLES } from;
+    int has_interval; /* 0: one sample each, or too few samples for the confidence */
+    double low, high;
 } row;
 
 static void log_of(const double *x, int n, double *out)
@@ -483,70 +489,177 @@ static device_rates rates_of(const json_t *d)
                           sms * mhz, fp64 > 0 ? sms * mhz / fp64 : 0};
 }
 
-/* Base and new on different GPUs: per GPU benchmark, the measured time ratio beside the ratio
- * each bound predicts (a stage bound by DRAM takes the inverse ratio of the measured bandwidths;
- * by instruction issue, of SM count x clock; by FP64 arithmetic, of that over the FP32:FP64
- * ratio), and the bound whose prediction is nearest (in log ratio). */
-static void print_across_devices(FILE *out, const row *rows, int nrows, int width, int markdown)
+/* A device comparison's interval of a tested row's ratio at `confidence`: from the
+ * repetitions' medians when both sides have 2 or more (Welch's t on their logs), else from the
+ * samples of one process each (the Mann-Whitney interval of the shift in log time); none with
+ * one sample each, or too few samples for the confidence. */
+static int device_interval(row *w, double confidence)
+{
+    const bench *was = w->was, *now = w->now;
+    int reps = was->nreps >= 2 && now->nreps >= 2;
+    const double *x = reps ? was->reps : was->samples, *y = reps ? now->reps : now->samples;
+    int nx = reps ? was->nreps : was->n, ny = reps ? now->nreps : now->n;
+    w->from = reps ? FROM_REPETITIONS : FROM_SAMPLES;
+    w->has_interval = 0;
+    if (nx == 1 && ny == 1)
+        return 0;
+    double *a = malloc((size_t)(nx + ny) * sizeof *a);
+    if (!a)
+        return sb_fail("out of host memory");
+    double *b = a + nx;
+    log_of(x, nx, a);
+    log_of(y, ny, b);
+    int rc = 0;
+    if (reps) {
+        sb_ttest t;
+        rc = sb_t_test(a, nx, b, ny, NULL, &t);
+        if (rc == 0) {
+            double half = sb_t_quantile((1 - confidence) / 2, t.df) * t.se;
+            w->low = exp(t.diff - half);
+            w->high = exp(t.diff + half);
+            w->has_interval = 1;
+        }
+    } else {
+        rc = sb_shift_interval(a, nx, b, ny, confidence, &w->low, &w->high);
+        if (rc == 0) {
+            w->low = exp(w->low);
+            w->high = exp(w->high);
+            w->has_interval = 1;
+        }
+        rc = rc < 0 ? -1 : 0; /* 1: too few samples, no interval */
+    }
+    free(a);
+    return rc;
+}
+
+/* "5036940" of a commit ("5036940+dirty" of a tree with changes), "GPU-9eb79ae8" of a UUID:
+ * enough to tell two apart. */
+static void short_id(const char *id, int keep, char *out, size_t cap)
+{
+    snprintf(out, cap, "%.*s%s", keep, id ? id : "?", id && strstr(id, "+dirty") ? "+dirty" : "");
+}
+
+/* What a device comparison's rows came to: where their intervals came from, and which ran on a
+ * GPU. */
+typedef struct device_tally {
+    int from_reps, from_samples, one_sample, too_few, invalid, gpu, cpu;
+} device_tally;
+
+/* Base and new on different GPUs (the records' contexts name two devices): no regression
+ * verdict, as the ratio is the devices' difference (and any change of code between the records'
+ * builds). Per benchmark: the medians, their ratio (new / base) with its interval and where the
+ * interval comes from; for GPU benchmarks, the ratio each bound predicts (a stage bound by DRAM
+ * takes the inverse ratio of the measured bandwidths; by instruction issue, of SM count x
+ * clock; by FP64 arithmetic, of that over the FP32:FP64 ratio) and the bound whose prediction
+ * is nearest (in log ratio). */
+
+static int print_device_comparison(FILE *out, row *rows, int nrows, int width,
+                                   const records *base, const records *newer,
+                                   const sb_compare_options *opt, device_tally *n)
 {
     static const char *const bounds[] = {"dram", "sm x clock", "fp64"};
-    int header = 0;
+    int markdown = opt->markdown;
+    double confidence = 1 - opt->alpha;
+    char base_uuid[32], new_uuid[32], base_commit[32], new_commit[32], level[32];
+    short_id(base->uuid, 12, base_uuid, sizeof base_uuid);
+    short_id(newer->uuid, 12, new_uuid, sizeof new_uuid);
+    short_id(base->commit, 7, base_commit, sizeof base_commit);
+    short_id(newer->commit, 7, new_commit, sizeof new_commit);
+    snprintf(level, sizeof level, "%g %% interval", 100 * confidence);
+
+    fprintf(out, "%sdevice comparison%s: base ran on %s (%s), new on %s (%s); time ratio new / "
+            "base per benchmark, no regression verdict\n",
+            markdown ? "**" : "", markdown ? "**" : "", base->device, base_uuid, newer->device,
+            new_uuid);
+    if (base->commit && newer->commit && strcmp(base->commit, newer->commit) != 0)
+        fprintf(out, "%sbuilt at two commits (base %s, new %s): each ratio mixes the devices' "
+                "difference with the code's change\n", markdown ? "\n" : "", base_commit,
+                new_commit);
+    else if (base->commit && newer->commit)
+        fprintf(out, "%sboth built at commit %s: the ratios are the devices' difference\n",
+                markdown ? "\n" : "", base_commit);
+    if (markdown)
+        fprintf(out, "\n| benchmark | base | new | ratio | %s | from | dram | "
+                "sm x clock | fp64 | follows |\n|---|---:|---:|---:|---:|---|---:|---:|---:|---|\n",
+                level);
+    else
+        fprintf(out, "\n%-*s  %10s  %10s  %8s  %15s  %-15s  %8s  %10s  %8s  %s\n", width,
+                "benchmark", "base", "new", "ratio", level, "from", "dram", "sm x clock", "fp64",
+                "follows");
     for (int i = 0; i < nrows; i++) {
-        const row *w = &rows[i];
-        if (w->test == TEST_NONE || !w->was->device || !w->now->device)
-            continue;
-        const char *was_name = json_string_value(json_object_get(w->was->device, "name"));
-        const char *now_name = json_string_value(json_object_get(w->now->device, "name"));
-        if (!was_name || !now_name || !strcmp(was_name, now_name))
-            continue;
-        device_rates a = rates_of(w->was->device), b = rates_of(w->now->device);
-        double predicted[3] = {a.dram > 0 && b.dram > 0 ? a.dram / b.dram : NAN,
-                               a.sm_clock > 0 && b.sm_clock > 0 ? a.sm_clock / b.sm_clock : NAN,
-                               a.fp64 > 0 && b.fp64 > 0 ? a.fp64 / b.fp64 : NAN};
-        int nearest = -1;
-        for (int k = 0; k < 3; k++)
-            if (isfinite(predicted[k]) &&
-                (nearest < 0 || fabs(log(w->ratio / predicted[k])) <
-                                    fabs(log(w->ratio / predicted[nearest]))))
-                nearest = k;
-        /* Bounds that predict the same ratio cannot be told apart by this pair of GPUs. */
-        char follows[64];
-        snprintf(follows, sizeof follows, "%s", nearest >= 0 ? bounds[nearest] : "-");
-        for (int k = 0; nearest >= 0 && k < 3; k++)
-            if (k != nearest && isfinite(predicted[k]) &&
-                fabs(log(predicted[k] / predicted[nearest])) < 0.01)
-                snprintf(follows + strlen(follows), sizeof follows - strlen(follows), " = %s",
-                         bounds[k]);
-        char text[3][32];
-        for (int k = 0; k < 3; k++)
-            snprintf(text[k], sizeof text[k], isfinite(predicted[k]) ? "%.3fx" : "-",
-                     predicted[k]);
-        if (!header) {
-            fprintf(out, markdown ? "\nAcross devices (%s -> %s), time ratio new / base: measured "
-                                    "and predicted by each bound\n\n| benchmark | measured | "
-                                    "dram | sm x clock | fp64 | follows |\n|---|---:|---:|---:|"
-                                    "---:|---|\n"
-                                  : "\nacross devices (%s -> %s), time ratio new / base: measured "
-                                    "and predicted by each bound\n",
-                    was_name, now_name);
-            if (!markdown)
-                fprintf(out, "%-*s  %8s  %8s  %10s  %8s  %s\n", width, "benchmark", "measured",
-                        "dram", "sm x clock", "fp64", "follows");
-            header = 1;
+        row *w = &rows[i];
+        char base_text[32] = "-", new_text[32] = "-", ratio[32] = "-", interval[48] = "-";
+        char from[48] = "-", text[3][32] = {"-", "-", "-"}, follows[64] = "-";
+        if (!is_valid(w->was) || !is_valid(w->now) || w->test == TEST_NONE) {
+            if (!is_valid(w->was) || !is_valid(w->now))
+                snprintf(from, sizeof from, "%s: %s", !is_valid(w->was) ? "base" : "new",
+                         !is_valid(w->was) ? w->was->status : w->now->status);
+            else
+                snprintf(from, sizeof from, "no time recorded");
+            n->invalid++;
+        } else {
+            if (device_interval(w, confidence) != 0)
+                return -1;
+            format_time(w->base_median, base_text, sizeof base_text);
+            format_time(w->new_median, new_text, sizeof new_text);
+            snprintf(ratio, sizeof ratio, "%.3fx", w->ratio);
+            int nx = w->from == FROM_REPETITIONS ? w->was->nreps : w->was->n;
+            int ny = w->from == FROM_REPETITIONS ? w->now->nreps : w->now->n;
+            snprintf(from, sizeof from, "%s %d+%d",
+                     w->from == FROM_REPETITIONS ? "repetitions" : "samples", nx, ny);
+            if (w->has_interval) {
+                snprintf(interval, sizeof interval, "%.3f-%.3fx", w->low, w->high);
+                if (w->from == FROM_REPETITIONS)
+                    n->from_reps++;
+                else
+                    n->from_samples++;
+            } else if (nx == 1 && ny == 1) {
+                snprintf(interval, sizeof interval, "one sample each");
+                n->one_sample++;
+            } else {
+                snprintf(interval, sizeof interval, "too few samples");
+                n->too_few++;
+            }
+            if (w->was->device && w->now->device) {
+                n->gpu++;
+                device_rates a = rates_of(w->was->device), b = rates_of(w->now->device);
+                double predicted[3] = {
+                    a.dram > 0 && b.dram > 0 ? a.dram / b.dram : NAN,
+                    a.sm_clock > 0 && b.sm_clock > 0 ? a.sm_clock / b.sm_clock : NAN,
+                    a.fp64 > 0 && b.fp64 > 0 ? a.fp64 / b.fp64 : NAN};
+                int nearest = -1;
+                for (int k = 0; k < 3; k++)
+                    if (isfinite(predicted[k]) &&
+                        (nearest < 0 || fabs(log(w->ratio / predicted[k])) <
+                                            fabs(log(w->ratio / predicted[nearest]))))
+                        nearest = k;
+                /* Bounds that predict the same ratio cannot be told apart by this pair. */
+                snprintf(follows, sizeof follows, "%s", nearest >= 0 ? bounds[nearest] : "-");
+                for (int k = 0; nearest >= 0 && k < 3; k++)
+                    if (k != nearest && isfinite(predicted[k]) &&
+                        fabs(log(predicted[k] / predicted[nearest])) < 0.01)
+                        snprintf(follows + strlen(follows), sizeof follows - strlen(follows),
+                                 " = %s", bounds[k]);
+                for (int k = 0; k < 3; k++)
+                    if (isfinite(predicted[k]))
+                        snprintf(text[k], sizeof text[k], "%.3fx", predicted[k]);
+            } else {
+                snprintf(follows, sizeof follows, "- (CPU stage)");
+                n->cpu++;
+            }
         }
-        char measured[32];
-        snprintf(measured, sizeof measured, "%.3fx", w->ratio);
         if (markdown)
-            fprintf(out, "| `%s` | %s | %s | %s | %s | %s |\n", w->was->name, measured, text[0],
-                    text[1], text[2], follows);
+            fprintf(out, "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", w->was->name,
+                    base_text, new_text, ratio, interval, from, text[0], text[1], text[2],
+                    follows);
         else
-            fprintf(out, "%-*s  %8s  %8s  %10s  %8s  %s\n", width, w->was->name, measured,
-                    text[0], text[1], text[2], follows);
+            fprintf(out, "%-*s  %10s  %10s  %8s  %15s  %-15s  %8s  %10s  %8s  %s\n", width,
+                    w->was->name, base_text, new_text, ratio, interval, from, text[0], text[1],
+                    text[2], follows);
     }
-    if (header)
-        fprintf(out, "predicted: a DRAM-bound stage scales with the measured peak bandwidth, an "
-                "issue-bound one with SM count x clock, an FP64-bound one with that over the "
-                "FP32:FP64 ratio (from the records' contexts); follows: the nearest\n");
+    if (markdown)
+        fputc('\n', out);
+    return 0;
 }
 
 static void print_row(FILE *out, int markdown, int width, const char *name, const char *base,
@@ -566,6 +679,8 @@ static void print_row(FILE *out, int markdown, int width, const char *name, cons
 /* What the verdicts came to: the summary line and the exit status. */
 typedef struct tally {
     int slower, faster, same, now_invalid, not_comparable, missing, added;
+    int untested, one_sample; /* no test that could find a change (one_sample: of those, one
+                                 sample a side) */
     int used[4]; /* the tests that gave a verdict (enum test) */
 } tally;
 
@@ -627,15 +742,24 @@ static void judge_rows(FILE *out, row *rows, int nrows, const double *adjusted, 
             snprintf(ratio_text, sizeof ratio_text, "%.3fx", w->ratio);
             snprintf(p_text, sizeof p_text, "%.3g", w->p_adjusted);
             format_percent(w->threshold, threshold_text, sizeof threshold_text);
-            format_percent(detectable_effect(w, alpha_each), mde_text, sizeof mde_text);
+            double mde = detectable_effect(w, alpha_each);
+            format_percent(mde, mde_text, sizeof mde_text);
             /* A change counts only when it is both large (threshold) and unlikely to be noise
-             * (alpha): with few samples even a large ratio is "same". */
+             * (alpha). "same" needs a test that could have found a change: with one sample a
+             * side, or too few for the test ever to reach alpha (mde inf), it is not tested. */
             if (w->ratio > 1 + w->threshold && w->p_adjusted < opt->alpha) {
                 w->verdict = "SLOWER";
                 n->slower++;
             } else if (w->ratio < 1 - w->threshold && w->p_adjusted < opt->alpha) {
                 w->verdict = "faster";
                 n->faster++;
+            } else if (w->was->n == 1 && w->now->n == 1) {
+                w->verdict = "one sample each";
+                n->untested++;
+                n->one_sample++;
+            } else if (!isfinite(mde)) {
+                w->verdict = "not tested";
+                n->untested++;
             } else {
                 w->verdict = "same";
                 n->same++;
@@ -673,9 +797,9 @@ static void print_unmatched(FILE *out, const records *base, const records *newer
 static void print_summary(FILE *out, const tally *n, const records *base, const records *newer,
                           const sb_compare_options *opt, const sb_calibration *cal, int ntested)
 {
-    fprintf(out, "%d slower, %d faster, %d same, %d now-invalid, %d not-comparable, %d new, "
-            "%d missing\n", n->slower, n->faster, n->same, n->now_invalid, n->not_comparable,
-            n->added, n->missing);
+    fprintf(out, "%d slower, %d faster, %d same, %d not tested, %d now-invalid, %d "
+            "not-comparable, %d new, %d missing\n", n->slower, n->faster, n->same, n->untested,
+            n->now_invalid, n->not_comparable, n->added, n->missing);
     if (n->used[TEST_WELCH])
         fprintf(out, "welch: Welch's t test on the log of each repetition's median (%s)\n",
                 base->processes && newer->processes ? "repetitions in separate processes"
@@ -698,9 +822,61 @@ static void print_summary(FILE *out, const tally *n, const records *base, const 
                 opt->alpha,
                 opt->calibration ? "max(floor, e^(2 x calibrated spread) - 1), else --threshold"
                                  : "--threshold");
-    if (base->device && newer->device && strcmp(base->device, newer->device) != 0)
-        fprintf(out, "warning: base ran on %s, new on %s: a ratio mixes the code's change with "
-                "the devices'\n", base->device, newer->device);
+    if (n->untested > n->one_sample)
+        fprintf(out, "not tested: too few samples for the test ever to reach p < alpha at "
+                "these sizes (mde inf): the ratio is shown, but neither a change nor its "
+                "absence is measured (more samples, or --repetitions)\n");
+    if (n->one_sample)
+        fprintf(out, "one sample each: no spread to test a ratio against (more samples, or "
+                "--repetitions)\n");
+    /* One kind of GPU (the name), two cards (the UUID): compared as one device. */
+    if (base->device && newer->device && base->uuid && newer->uuid &&
+        strcmp(base->uuid, newer->uuid) != 0)
+        fprintf(out, "note: base and new ran on two cards of one kind (%s; %s and %s), compared "
+                "as one device: a card's own difference (clocks, cooling) counts as a change; "
+                "stagebench gate runs both builds on one card\n", base->device, base->uuid,
+                newer->uuid);
+}
+
+/* Under a device comparison's table (and its missing and new benchmarks): the counts, and what
+ * the columns mean. */
+static void print_device_summary(FILE *out, const device_tally *n, const tally *u,
+                                 const sb_compare_options *opt)
+{
+    double level = 100 * (1 - opt->alpha);
+    const char *item = opt->markdown ? "- " : "";
+    fprintf(out, "%d compared: %d with an interval from repetitions, %d from samples, %d one "
+            "sample each, %d too few samples; %d not valid on a side, %d new, %d missing\n",
+            n->from_reps + n->from_samples + n->one_sample + n->too_few, n->from_reps,
+            n->from_samples, n->one_sample, n->too_few, n->invalid, u->added, u->missing);
+    if (opt->markdown)
+        fputc('\n', out);
+    fprintf(out, "%sratio: new / base, of the medians (of the repetitions' medians where both "
+            "sides have 2 or more repetitions, else of the samples); interval: its %g %% "
+            "confidence interval, each benchmark's own\n", item, level);
+    if (n->from_reps)
+        fprintf(out, "%sfrom repetitions: Welch's t on the log of each repetition's median\n",
+                item);
+    if (n->from_samples || n->too_few)
+        fprintf(out, "%sfrom samples: the Mann-Whitney interval of the shift in log time over "
+                "the samples of one process each (they understate the noise between runs: use "
+                "--repetitions)%s\n", item,
+                n->too_few ? "; too few samples: these counts cannot give the interval (3 and 3 "
+                             "give 90 % at most)"
+                           : "");
+    if (n->one_sample)
+        fprintf(out, "%sone sample each: no spread to form an interval from; the ratio is of "
+                "two single times\n", item);
+    if (n->gpu)
+        fprintf(out, "%spredicted: a DRAM-bound stage scales with the measured peak bandwidth, "
+                "an issue-bound one with SM count x clock, an FP64-bound one with that over the "
+                "FP32:FP64 ratio (from the records' contexts); follows: the bound whose "
+                "prediction is nearest the measured ratio\n", item);
+    if (n->cpu)
+        fprintf(out, "%sCPU stage: ran on the hosts' CPUs, which the records do not describe: "
+                "no bound predicted\n", item);
+    if (opt->calibration)
+        fprintf(out, "%s--calibration: not used (a device comparison gives no verdict)\n", item);
 }
 
 int sb_compare_files(const char *base_path, const char *new_path, const sb_compare_options *opt,
@@ -728,6 +904,19 @@ int sb_compare_files(const char *base_path, const char *new_path, const sb_compa
                    &name_width) != 0)
         goto done;
 
+    /* Two kinds of GPU (the contexts' first devices' names differ): a device comparison, no
+     * verdict. */
+    if (base.device && newer.device && strcmp(base.device, newer.device) != 0) {
+        tally unmatched = {0};
+        device_tally d = {0};
+        if (print_device_comparison(out, rows, nrows, name_width, &base, &newer, opt, &d) != 0)
+            goto done;
+        print_unmatched(out, &base, &newer, opt->markdown, &unmatched);
+        print_device_summary(out, &d, &unmatched, opt);
+        rc = 0;
+        goto done;
+    }
+
     /* Holm over the benchmarks that were tested: with many benchmarks, some p-values fall under
      * alpha by chance alone; Holm keeps the chance of any false alarm in the whole table at
      * alpha. */
@@ -745,7 +934,6 @@ int sb_compare_files(const char *base_path, const char *new_path, const sb_compa
     judge_rows(out, rows, nrows, adjusted, alpha_each, opt, name_width, &n);
     print_unmatched(out, &base, &newer, opt->markdown, &n);
     print_summary(out, &n, &base, &newer, opt, &cal, ntested);
-    print_across_devices(out, rows, nrows, name_width, opt->markdown);
     rc = n.slower > 0 || n.now_invalid > 0;
 
 done:

@@ -239,3 +239,15 @@ json_t *sb_json_load(const char *path)
     }
     return doc;
 }
+
+int sb_record_caution(const json_t *stagebench)
+{
+    const char *status = json_string_value(json_object_get(stagebench, "status"));
+    if (!status || strcmp(status, "valid") != 0)
+        return 0;
+    json_t *time = json_object_get(stagebench, "time");
+    json_t *samples = json_object_get(time, "samples"), *noise = json_object_get(time, "noise");
+    if (json_is_array(samples) && json_array_size(samples) == 1)
+        return 1;
+    return json_is_number(noise) && json_number_value(noise) > SB_CAUTION_NOISE;
+}

@@ -38,6 +38,14 @@ int sb_is_json_name(const char *name);
 /* Creates the directory part of path (mkdir -p). */
 int sb_make_parent_dirs(const char *path);
 
+/* A valid record's time to be read with care, as study tables (a dagger) and figures (a ringed
+ * point, a note) mark it: one timed sample (its spread unmeasured), or noise above
+ * SB_CAUTION_NOISE (time.noise: the samples' standard deviation over their mean). */
+#define SB_CAUTION_NOISE 0.05
+/* 1 when `stagebench` (a record's "stagebench" object) is such a record: status "valid" and
+ * time.samples of one value, or time.noise above SB_CAUTION_NOISE; else 0. */
+int sb_record_caution(const json_t *stagebench);
+
 #ifdef __cplusplus
 }
 #endif

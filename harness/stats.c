@@ -95,11 +95,12 @@ static int compare_ranked(const void *pa, const void *pb)
     return (a->value > b->value) - (a->value < b->value);
 }
 
-/* Two-sided exact p-value of U = u for samples of sizes na and nb without ties. count[n][v] is
- * the number of arrangements of m a's and n b's with U = v, built up m by m from the recurrence
- * f(m, n, v) = f(m - 1, n, v - n) + f(m, n - 1, v): the largest of the m + n values is either an
- * a, which exceeds all n b's, or a b, which exceeds none. */
-static double exact_p(int na, int nb, int u)
+/* The exact null distribution of U for samples of sizes na and nb without ties: dist[v] (v from 0
+ * to na nb) gets the number of arrangements of na a's and nb b's with U = v; returns their total,
+ * C(na + nb, na). count[n][v] is built up m by m from the recurrence f(m, n, v) = f(m - 1, n,
+ * v - n) + f(m, n - 1, v): the largest of the m + n values is either an a, which exceeds all n
+ * b's, or a b, which exceeds none. */
+static double exact_distribution(int na, int nb, double dist[EXACT_MAX * EXACT_MAX + 1])
 {
     int umax = na * nb;
     double count[EXACT_MAX + 1][EXACT_MAX * EXACT_MAX + 1];
@@ -117,14 +118,22 @@ static double exact_p(int na, int nb, int u)
             for (int v = umax; v >= 0; v--)
                 count[n][v] = (v >= n ? count[n][v - n] : 0) + count[n - 1][v];
     }
+    double total = 0;
+    for (int v = 0; v <= umax; v++)
+        total += dist[v] = count[nb][v];
+    return total;
+}
 
-    double total = 0, at_most = 0, at_least = 0;
-    for (int v = 0; v <= umax; v++) {
-        total += count[nb][v];
+/* Two-sided exact p-value of U = u for samples of sizes na and nb without ties. */
+static double exact_p(int na, int nb, int u)
+{
+    double dist[EXACT_MAX * EXACT_MAX + 1];
+    double total = exact_distribution(na, nb, dist), at_most = 0, at_least = 0;
+    for (int v = 0; v <= na * nb; v++) {
         if (v <= u)
-            at_most += count[nb][v];
+            at_most += dist[v];
         if (v >= u)
-            at_least += count[nb][v];
+            at_least += dist[v];
     }
     double p = 2 * fmin(at_most, at_least) / total;
     return p < 1 ? p : 1;
@@ -321,4 +330,87 @@ double sb_mann_whitney_min_p(int na, int nb)
     /* Complete separation, the most extreme arrangement: 2 / C(na + nb, na). */
     double log_c = lgamma(na + nb + 1.0) - lgamma(na + 1.0) - lgamma(nb + 1.0);
     return fmin(1, 2 * exp(-log_c));
+}
+
+/* The number of differences y - x (x in a, y in b, both sorted) at most d: two pointers. */
+static double differences_at_most(const double *a, int na, const double *b, int nb, double d)
+{
+    double count = 0;
+    int i = 0; /* a[0..i) are below b[j] - d: for those, b[j] - a[i] > d */
+    for (int j = 0; j < nb; j++) {
+        while (i < na && a[i] < b[j] - d)
+            i++;
+        count += na - i;
+    }
+    return count;
+}
+
+/* The k-th smallest (1-based) of the na nb differences b[j] - a[i] (a, b sorted), by bisection
+ * on its value: the smallest d with at least k differences at most d. */
+static double kth_difference(const double *a, int na, const double *b, int nb, double k)
+{
+    double lo = b[0] - a[na - 1], hi = b[nb - 1] - a[0];
+    if (differences_at_most(a, na, b, nb, lo) >= k)
+        return lo;
+    for (int i = 0; i < 400 && lo < hi; i++) {
+        double mid = lo + (hi - lo) / 2;
+        if (mid <= lo || mid >= hi)
+            break; /* adjacent doubles */
+        if (differences_at_most(a, na, b, nb, mid) >= k)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
+/* The z whose upper tail of the standard normal is upper_tail (0 < upper_tail < 0.5). */
+static double normal_quantile(double upper_tail)
+{
+    double lo = 0, hi = 40;
+    for (int i = 0; i < 200; i++) {
+        double mid = (lo + hi) / 2;
+        if (erfc(mid / sqrt(2)) / 2 > upper_tail)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (lo + hi) / 2;
+}
+
+int sb_shift_interval(const double *a, int na, const double *b, int nb, double confidence,
+                      double *low, double *high)
+{
+    if (na < 1 || nb < 1 || !(confidence > 0 && confidence < 1))
+        return sb_fail("shift interval: needs a sample on each side and a confidence in (0, 1) "
+                       "(got %d and %d values, %g)", na, nb, confidence);
+    double tail = (1 - confidence) / 2, mn = (double)na * nb;
+    /* k: the largest count of differences below the shift that no shift gives with more than
+     * `tail` chance, P(U <= k) <= tail; the interval is differences k + 1 and mn - k. */
+    double k = -1;
+    if (na <= EXACT_MAX && nb <= EXACT_MAX) {
+        double dist[EXACT_MAX * EXACT_MAX + 1];
+        double total = exact_distribution(na, nb, dist), below = 0;
+        for (int v = 0; v <= na * nb; v++) {
+            below += dist[v];
+            if (below / total > tail)
+                break;
+            k = v;
+        }
+    } else {
+        k = floor(mn / 2 - normal_quantile(tail) * sqrt(mn * (na + nb + 1) / 12));
+    }
+    if (k < 0)
+        return 1; /* too few values for this confidence */
+    double *sorted = malloc((size_t)(na + nb) * sizeof *sorted);
+    if (!sorted)
+        return sb_fail("shift interval: out of memory for %d values", na + nb);
+    memcpy(sorted, a, (size_t)na * sizeof *sorted);
+    memcpy(sorted + na, b, (size_t)nb * sizeof *sorted);
+    qsort(sorted, (size_t)na, sizeof *sorted, compare_doubles);
+    qsort(sorted + na, (size_t)nb, sizeof *sorted, compare_doubles);
+    *low = kth_difference(sorted, na, sorted + na, nb, k + 1);
+    *high = kth_difference(sorted, na, sorted + na, nb, mn - k);
+    free(sorted);
+    return 0;
 }

@@ -42,6 +42,15 @@ int sb_mann_whitney(const double *a, int na, const double *b, int nb, sb_utest *
 /* The smallest two-sided p the exact U test can give samples of these sizes. */
 double sb_mann_whitney_min_p(int na, int nb);
 
+/* The distribution-free interval, at `confidence` (0.95), of the shift d in b = a + d: the
+ * differences b_j - a_i of ranks k + 1 and na nb - k, k the largest count with P(U <= k) <=
+ * (1 - confidence) / 2 under no shift (the Mann-Whitney interval that goes with the
+ * Hodges-Lehmann estimate; exact up to 20 values a side, the normal approximation beyond).
+ * 0 with *low, *high; 1 when the sizes cannot give that confidence (3 and 3: the widest
+ * interval, min to max, has 90 %); -1 with a message (a side empty, out of memory). */
+int sb_shift_interval(const double *a, int na, const double *b, int nb, double confidence,
+                      double *low, double *high);
+
 typedef struct sb_ttest {
     double diff; /* mean(b) - mean(a) */
     double se;   /* its standard error */

@@ -93,6 +93,28 @@ expect 1 "compare a slower run" "$sb" compare "$tmp/cpu.json" "$tmp/slow.json"
 grep -q "SLOWER" "$tmp/out" && grep -q "missing:" "$tmp/out" && grep -q "new:" "$tmp/out" || fail "compare's table"
 expect 2 "compare a missing file" "$sb" compare "$tmp/cpu.json" "$tmp/nope.json"
 
+# compare of two kinds of GPU (copies of the committed H100's and H200's fig5 and thesis
+# records): a device comparison, exit 0, no verdict, a ratio with its interval per benchmark and
+# the bound it follows; a ratio whose spread was not measured is never "same"
+mkdir -p "$tmp/gpus"
+cp results/baselines/h100-80gb-hbm3/rdme-study/fig5.json "$tmp/gpus/h100-fig5.json"
+cp results/baselines/h200/rdme-study/fig5.json "$tmp/gpus/h200-fig5.json"
+cp results/baselines/h100-vs-h200/thesis-study/h100-80gb-hbm3/ut1.json.xz "$tmp/gpus/h100-ut1.json.xz"
+cp results/baselines/h200/thesis-study/ut1.json.xz "$tmp/gpus/h200-ut1.json.xz"
+expect 0 "compare an H100 with an H200" "$sb" compare "$tmp/gpus/h100-fig5.json" "$tmp/gpus/h200-fig5.json"
+grep -q "^device comparison: base ran on NVIDIA H100 80GB HBM3 (GPU-9eb79ae8), new on NVIDIA H200 (GPU-c69ab1d0); time ratio new / base per benchmark, no regression verdict$" "$tmp/out" ||
+    fail "the device comparison's head"
+grep -q "^built at two commits (base 5036940, new 0196baf)" "$tmp/out" || fail "two commits said"
+! grep -q -e SLOWER -e faster -e " same" "$tmp/out" || fail "a device comparison gives no verdict"
+grep -q "^rdme/gpu/scenario:homogeneous/cell:ecoli/spacing:16/steps:100 .* 1.068x  *1.06[0-9]-1.07[0-9]x  samples 61+45 .* sm x clock$" "$tmp/out" ||
+    fail "a benchmark's ratio, interval, source and bound"
+grep -q "^16 compared: 0 with an interval from repetitions, 16 from samples" "$tmp/out" || fail "the counts"
+expect 0 "compare an H100 with an H200, markdown" "$sb" compare "$tmp/gpus/h100-ut1.json.xz" "$tmp/gpus/h200-ut1.json.xz" --markdown
+grep -q "^| \`procell/dynamic-parallelism/[^|]*t_max:24/phi_min:11.0\` | 441.4 ms | 542.3 ms | 1.229x | too few samples | samples 4+3 |" "$tmp/out" ||
+    fail "1.229x on 4 and 3 samples: too few for an interval"
+grep -q "| 0.879x | one sample each | samples 1+1 |" "$tmp/out" || fail "one sample each"
+! grep -q -e " same" -e SLOWER "$tmp/out" || fail "no verdict in markdown either"
+
 # records committed compressed: X.json.xz reads as X.json, alone or in a folder; a truncated
 # one, or plain JSON named .xz, is one line naming it
 xz_copy() { python3 -c "import lzma,sys; open(sys.argv[2],'wb').write(lzma.compress(open(sys.argv[1],'rb').read()))" "$@"; }
@@ -137,8 +159,16 @@ STUDY
     xz_copy "$tmp/st/a.json" "$tmp/st/a.json.xz" && rm "$tmp/st/a.json" "$tmp/st/times.png"
     expect 0 "study --figures-only over a.json.xz" "$sb" study "$tmp/s.study" --out "$tmp/st" --figures-only
     [ -s "$tmp/st/times.png" ] || fail "--figures-only drew nothing from a.json.xz"
-    expect 0 "plot a .json.xz" "$sb" plot "$tmp/st/a.json.xz" --x t_max
-    [ -s "$tmp/st/a-time.png" ] || fail "plot of a.json.xz names its figure a-time.png"
+    # without --out: a fresh folder under results/runs/ (of the working directory), nothing
+    # beside the input; the folder it read is byte for byte as it was
+    mkdir -p "$tmp/cwd"
+    cp -a "$tmp/st" "$tmp/st-before"
+    (sb_path=$(cd "$(dirname "$sb")" && pwd)/$(basename "$sb") && cd "$tmp/cwd" && "$sb_path" plot "$tmp/st/a.json.xz" --x t_max) >"$tmp/out" 2>"$tmp/err" ||
+        fail "plot a .json.xz without --out: exit $?"
+    diff -r "$tmp/st-before" "$tmp/st" >/dev/null || fail "plot without --out changed its input's folder"
+    set -- "$tmp"/cwd/results/runs/plot-*/a-time.png
+    [ -s "$1" ] || fail "plot of a.json.xz without --out: no results/runs/plot-<UTC time>/a-time.png"
+    grep -q "^results/runs/plot-[0-9]*-[0-9]*/a-time.png$" "$tmp/out" || fail "plot says where it wrote"
     printf 'study broken\nworkload procell\nrun a\n  sweep t_max\n  frobnicate 3\n' > "$tmp/bad.study"
     expect 2 "bad study file" "$sb" study "$tmp/bad.study" --out "$tmp/st2"
     one_line_naming "bad.study:5"

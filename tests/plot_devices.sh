@@ -96,7 +96,7 @@ PY
 
 # bench/scripts/cross-device over the committed H100 thesis study (6160632, the records beside the H200's
 # in h100-vs-h200/) and a copy of it named as another GPU,
-# its GPU times 0.9x: figs. 3.12-3.13 a line per stage and GPU, compare's cross-device table.
+# its GPU times 0.9x: figs. 3.12-3.13 a line per stage and GPU, compare's device comparison.
 h100=results/baselines/h100-vs-h200/thesis-study/h100-80gb-hbm3
 mkdir -p "$tmp/other"
 python3 - "$h100" "$tmp/other" <<'PY' || fail "crafting the other GPU's study"
@@ -117,7 +117,9 @@ for f in fig3.12a fig3.12b fig3.13a fig3.13b; do
     grep -q "# index .*: gpu-histogram@other-gpu" "$tmp/x/$f.dat" || fail "$f: a line for gpu-histogram on the other GPU"
     grep -q "# index .*: gpu-histogram@h100-80gb-hbm3" "$tmp/x/$f.dat" || fail "$f: a line for gpu-histogram on the H100"
 done
-grep -q "^Across devices (NVIDIA H100 80GB HBM3 -> NVIDIA Other GPU)" "$tmp/x/compare-ut1.md" ||
+grep -q "^\*\*device comparison\*\*: base ran on NVIDIA H100 80GB HBM3 (GPU-542d2b1e), new on NVIDIA Other GPU (GPU-542d2b1e)" "$tmp/x/compare-ut1.md" ||
+    fail "compare-ut1.md: the device comparison"
+grep -q "^| benchmark | base | new | ratio | 95 % interval | from | dram | sm x clock | fp64 | follows |$" "$tmp/x/compare-ut1.md" ||
     fail "compare-ut1.md: the table of measured and predicted ratios"
 expect 2 "cross-device without records" sh bench/scripts/cross-device "$h100" "$tmp/none" "$tmp/y" "$sb"
 grep -q "none/ut1.json missing" "$tmp/err" || fail "cross-device names the missing records"

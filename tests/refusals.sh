@@ -94,7 +94,7 @@ grep -qF 'A note with !\[a figure](fig5.png) in it.' "$tmp/rep-out/report-h100-8
 # a GPU's name of 300 characters: the page's file name was too long to write (refused naming the
 # page, after another GPU's pages were written); the name's first 64 characters name it now
 folder "$corpus/report/regress-long-gpu-name.txt" "$tmp/rep-long"
-expect 0 "report: a long GPU name" "$sb" report "$tmp/rep-long"
+expect 0 "report: a long GPU name" "$sb" report "$tmp/rep-long" --out "$tmp/rep-long"
 [ -f "$tmp/rep-long/report-h100-80gb-hbm3-with-a-name-longer-than-a-file-name-may-be-with-a.md" ] ||
     fail "report: a long GPU name's page is not report-<its first 64 characters>.md"
 # two GPUs whose pages would have one name: the refusal names the records files (it named the

@@ -6,8 +6,9 @@
 # .md and .html: each names its GPU and build, holds its tables' rows and the goals' summary,
 # links its figures (markdown) or embeds them (HTML, escaped text, tags balanced); a table whose
 # Device line names one GPU of a shared folder is on that GPU's page alone; the folder without
-# records is left out and said to be; the default OUTDIR is the first DIR and a second run reads
-# the first's pages as nothing. Errors (no DIR, bad options, a DIR without records, a records
+# records is left out and said to be; without --out the pages go to a fresh
+# results/runs/report-<UTC time>/ of the working directory and the DIRs stay byte for byte as
+# they were; with --out DIR a second run reads the first's pages as nothing. Errors (no DIR, bad options, a DIR without records, a records
 # file that is not JSON, a .png that is no PNG) are one line, exit 2, nothing written. A folder
 # and a figure whose names hold ] > ) & ` % and spaces are linked and embedded all the same.
 #   usage: sh tests/report.sh path/to/stagebench
@@ -126,8 +127,22 @@ expect 2 "a .png that is no PNG" "$sb" report "$tmp/fakepng"
 one_line_naming "$tmp/fakepng/fig.png: not a PNG image"
 no_pages "$tmp"
 
-# the pages, into the first DIR
-expect 0 "report" "$sb" report "$runs/"
+# without --out: a fresh results/runs/report-<UTC time>/ (of the working directory), the DIRs
+# byte for byte as they were
+mkdir -p "$tmp/cwd"
+cp -a "$runs" "$tmp/runs-before"
+n=$((n + 1))
+(sb_path=$(cd "$(dirname "$sb")" && pwd)/$(basename "$sb") && cd "$tmp/cwd" && "$sb_path" report "$runs/") >"$tmp/out" 2>"$tmp/err" || fail "report without --out: exit $?"
+diff -r "$tmp/runs-before" "$runs" >/dev/null || fail "report without --out changed its DIR"
+no_pages "$runs"
+set -- "$tmp"/cwd/results/runs/report-*/report-test-gpu-alpha.md
+[ -s "$1" ] && [ -s "${1%.md}.html" ] || fail "report without --out: no results/runs/report-<UTC time>/report-test-gpu-alpha.md and .html"
+grep -q "^report: results/runs/report-[0-9]*-[0-9]*/report-test-gpu-alpha.md and .html: Test GPU Alpha" "$tmp/out" ||
+    fail "report says where it wrote: $(cat "$tmp/out")"
+has "$1" "![alpha/fig1.png](../../../../runs/alpha/fig1.png)"
+
+# the pages, into the first DIR when --out names it (how the committed pages are made again)
+expect 0 "report" "$sb" report "$runs/" --out "$runs"
 alpha="$runs/report-test-gpu-alpha" beta="$runs/report-test-beta-80gb"
 for page in "$alpha" "$beta"; do
     [ -s "$page.md" ] && [ -s "$page.html" ] || fail "$page.md and .html"
@@ -215,7 +230,7 @@ done
 # a second run reads the first's pages as nothing of its own: the same pages
 cp "$alpha.md" "$tmp/alpha-first.md"
 cp "$beta.html" "$tmp/beta-first.html"
-expect 0 "report again" "$sb" report "$runs"
+expect 0 "report again" "$sb" report "$runs" --out "$runs"
 cmp -s "$alpha.md" "$tmp/alpha-first.md" && cmp -s "$beta.html" "$tmp/beta-first.html" ||
     fail "a second run changed the pages"
 

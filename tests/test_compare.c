@@ -133,11 +133,33 @@ static void slower_within_threshold(void **state)
 static void slower_but_too_few_samples(void **state)
 {
     (void)state;
-    /* 2 vs 2: the smallest two-sided p is 2 / C(4, 2) = 1/3, never under alpha. */
+    /* 2 vs 2: the smallest two-sided p is 2 / C(4, 2) = 1/3, never under alpha: the test cannot
+     * find a change, so the verdict is "not tested", never "same". */
     char *text;
     assert_int_equal(compare_one(2, 1, 1.5, "valid", &defaults, &text), 0);
-    assert_non_null(strstr(text, "same"));
     assert_non_null(strstr(text, "0.333"));
+    assert_non_null(strstr(text, "  not tested\n"));
+    assert_non_null(strstr(text, "0 slower, 0 faster, 0 same, 1 not tested"));
+    assert_non_null(strstr(text, "not tested: too few samples for the test ever to reach"));
+    free(text);
+}
+
+static void one_sample_each(void **state)
+{
+    (void)state;
+    /* One sample a side, the same time: no spread, no test; not "same". */
+    char *text;
+    assert_int_equal(compare_one(1, 1, 1, "valid", &defaults, &text), 0);
+    assert_non_null(strstr(text, "  one sample each\n"));
+    assert_non_null(strstr(text, "0 same, 1 not tested"));
+    assert_non_null(strstr(text, "one sample each: no spread to test a ratio against"));
+    assert_null(strstr(text, "not tested: too few"));
+    free(text);
+    /* The markdown table says it too. */
+    sb_compare_options md = defaults;
+    md.markdown = 1;
+    assert_int_equal(compare_one(1, 1, 1.5, "valid", &md, &text), 0);
+    assert_non_null(strstr(text, "| one sample each |"));
     free(text);
 }
 
@@ -428,57 +450,215 @@ static void too_few_samples_cannot_detect(void **state)
     free(text);
 }
 
-/* Records of two GPUs: the same benchmarks, with the devices' facts in their contexts. */
-static const char *device_records(const char *file, const char *device, double bandwidth,
-                                  double dram_scale, double issue_scale)
+/* Records of a GPU: "k/dram-bound" and "k/issue-bound" with n samples each (or, with reps > 1,
+ * reps repetitions of n samples, at levels 1 +- 0.5 %), "k/cpu" (no device) at 1 ms; the GPU's
+ * facts in the context. */
+static const char *device_records(const char *file, const char *device, const char *uuid,
+                                  const char *commit, double bandwidth, double dram_scale,
+                                  double issue_scale, int n, int reps)
 {
-    double dram[SAMPLES], issue[SAMPLES];
-    make_samples(dram, SAMPLES, dram_scale, 1);
-    make_samples(issue, SAMPLES, issue_scale, 2);
     json_t *list = json_array();
-    json_t *a = stagebench_entry("k/dram-bound", "valid", dram, SAMPLES);
-    json_t *b = stagebench_entry("k/issue-bound", "valid", issue, SAMPLES);
-    json_object_set_new(json_object_get(a, "stagebench"), "device", json_integer(0));
-    json_object_set_new(json_object_get(b, "stagebench"), "device", json_integer(0));
-    json_array_append_new(list, a);
-    json_array_append_new(list, b);
-    static char paths[2][512];
+    static const char *const names[] = {"k/dram-bound", "k/issue-bound", "k/cpu"};
+    const double scales[] = {dram_scale, issue_scale, 1};
+    for (int k = 0; k < 3; k++)
+        for (int r = 0; r < reps; r++) {
+            double x[SAMPLES];
+            make_samples(x, n, scales[k] * (1 + 0.005 * (r % 3 - 1)), (unsigned)(k + r));
+            json_t *e = stagebench_entry(names[k], "valid", x, n);
+            if (k < 2)
+                json_object_set_new(json_object_get(e, "stagebench"), "device",
+                                    json_integer(0));
+            if (reps > 1) {
+                json_object_set_new(e, "repetitions", json_integer(reps));
+                json_object_set_new(e, "repetition_index", json_integer(r));
+            }
+            json_array_append_new(list, e);
+        }
+    static char paths[4][512];
     static int next;
-    char *path = paths[next++ % 2];
+    char *path = paths[next++ % 4];
     snprintf(path, sizeof paths[0], "%s/%s", dir, file);
     json_t *doc = json_pack(
-        "{s:{s:{s:[{s:s, s:i, s:i, s:f, s:i}]}}, s:o}", "context", "stagebench", "devices", "name",
-        device, "sm_count", 132, "sm_clock_max_mhz", 1980, "peak_dram_bytes_per_second",
-        bandwidth, "single_to_double_perf_ratio", 2, "benchmarks", list);
+        "{s:{s:{s:s, s:[{s:s, s:s, s:i, s:i, s:f, s:i}]}}, s:o}", "context", "stagebench",
+        "git_commit", commit, "devices", "name", device, "uuid", uuid, "sm_count", 132,
+        "sm_clock_max_mhz", 1980, "peak_dram_bytes_per_second", bandwidth,
+        "single_to_double_perf_ratio", 2, "benchmarks", list);
     assert_non_null(doc);
+    if (reps > 1) /* as stagebench run --repetitions writes it */
+        json_object_set_new(json_object_get(json_object_get(doc, "context"), "stagebench"),
+                            "repetitions", json_integer(reps));
     assert_int_equal(sb_json_write_atomic(path, doc), 0);
     json_decref(doc);
     return path;
+}
+
+/* The line of `name` in the text after `from`, up to its end. */
+static const char *line_of(const char *text, const char *from, const char *name)
+{
+    const char *start = strstr(text, from);
+    assert_non_null(start);
+    char want[128];
+    snprintf(want, sizeof want, "\n%s ", name);
+    const char *line = strstr(start, want);
+    assert_non_null(line);
+    return line + 1;
+}
+
+/* `needle` within the line that starts at `line`. */
+static int line_has(const char *line, const char *needle)
+{
+    const char *end = strchr(line, '\n'), *at = strstr(line, needle);
+    return at && (!end || at < end);
 }
 
 static void across_devices(void **state)
 {
     (void)state;
     /* The new GPU has 1.5x the bandwidth and the same SMs and clock: a DRAM-bound stage takes
-     * 1/1.5 of the time, an issue-bound one the same. */
-    const char *a = device_records("gpu_a.json", "GPU A", 3e12, 1, 1);
-    const char *b = device_records("gpu_b.json", "GPU B", 4.5e12, 1 / 1.5, 1);
+     * 1/1.5 of the time, an issue-bound one 1.3x as long (a slower card, or a change of code):
+     * a device comparison, no verdict, exit 0. */
+    const char *a = device_records("gpu_a.json", "GPU A", "GPU-aaaa", "1111111", 3e12, 1, 1,
+                                   SAMPLES, 1);
+    const char *b = device_records("gpu_b.json", "GPU B", "GPU-bbbb", "1111111", 4.5e12,
+                                   1 / 1.5, 1.3, SAMPLES, 1);
     char *text;
     assert_int_equal(compare(a, b, &defaults, &text), 0);
-    assert_non_null(strstr(text, "across devices (GPU A -> GPU B)"));
-    assert_non_null(strstr(text, "0.667x"));
-    char *line = strstr(text, "\nk/dram-bound  ");
-    line = line ? strstr(line + 1, "\nk/dram-bound  ") : NULL; /* the second table's row */
-    assert_non_null(line);
-    assert_non_null(strstr(line, "dram\n"));
-    line = strstr(strstr(text, "across devices"), "k/issue-bound");
-    assert_non_null(line);
+    assert_non_null(strstr(text, "device comparison: base ran on GPU A (GPU-aaaa), new on GPU B "
+                                 "(GPU-bbbb)"));
+    assert_non_null(strstr(text, "no regression verdict"));
+    assert_non_null(strstr(text, "both built at commit 1111111"));
+    assert_null(strstr(text, "SLOWER"));
+    assert_null(strstr(text, "same"));
+    const char *line = line_of(text, "95 % interval", "k/dram-bound");
+    assert_true(line_has(line, "0.667x"));
+    assert_true(line_has(line, "samples 20+20"));
+    assert_true(line_has(line, "dram\n"));
+    line = line_of(text, "95 % interval", "k/issue-bound");
+    assert_true(line_has(line, "1.300x"));
     /* SM count x clock and FP64 predict the same 1x on these two: both are named. */
-    assert_non_null(strstr(line, "sm x clock = fp64"));
+    assert_true(line_has(line, "sm x clock = fp64"));
+    /* the interval: about the measured 1.3, well clear of 1 (1 % of jitter a side) */
+    double low = 0, high = 0;
+    const char *interval = strstr(line, "1.300x"); /* the ratio, then its interval */
+    assert_non_null(interval);
+    assert_int_equal(sscanf(interval + 6, " %lf-%lfx", &low, &high), 2);
+    assert_true(low > 1.28 && low <= 1.3 && high >= 1.3 && high < 1.32);
+    line = line_of(text, "95 % interval", "k/cpu");
+    assert_true(line_has(line, "- (CPU stage)"));
+    assert_non_null(strstr(text, "3 compared: 0 with an interval from repetitions, 3 from "
+                                 "samples, 0 one sample each, 0 too few samples"));
+    assert_non_null(strstr(text, "from samples: the Mann-Whitney interval"));
     free(text);
-    /* One GPU on both sides: no such table. */
+
+    /* Markdown, for a pull request. */
+    sb_compare_options md = defaults;
+    md.markdown = 1;
+    assert_int_equal(compare(a, b, &md, &text), 0);
+    assert_non_null(strstr(text, "| benchmark | base | new | ratio | 95 % interval | from | dram "
+                                 "| sm x clock | fp64 | follows |"));
+    assert_non_null(strstr(text, "| `k/cpu` |"));
+    assert_non_null(strstr(text, "- ratio: new / base"));
+    free(text);
+
+    /* A stage that failed on the new GPU: said in its row, still no verdict and exit 0. */
+    json_t *doc = json_load_file(b, 0, NULL);
+    assert_non_null(doc);
+    json_t *cpu = json_object_get(json_array_get(json_object_get(doc, "benchmarks"), 2),
+                                  "stagebench");
+    json_object_set_new(cpu, "status", json_string("failed"));
+    char failed[600];
+    snprintf(failed, sizeof failed, "%s/gpu_b_failed.json", dir);
+    assert_int_equal(sb_json_write_atomic(failed, doc), 0);
+    json_decref(doc);
+    assert_int_equal(compare(a, failed, &defaults, &text), 0);
+    assert_true(line_has(line_of(text, "95 % interval", "k/cpu"), "new: failed"));
+    assert_non_null(strstr(text, "2 compared: 0 with an interval from repetitions, 2 from "
+                                 "samples, 0 one sample each, 0 too few samples; 1 not valid on "
+                                 "a side"));
+    assert_null(strstr(text, "INVALID"));
+    free(text);
+
+    /* One GPU on both sides: the ordinary comparison, with its verdicts. */
     assert_int_equal(compare(a, a, &defaults, &text), 0);
-    assert_null(strstr(text, "across devices"));
+    assert_null(strstr(text, "device comparison"));
+    assert_non_null(strstr(text, "0 slower, 0 faster, 3 same"));
+    free(text);
+}
+
+static void across_devices_few_samples(void **state)
+{
+    (void)state;
+    /* 3 samples a side: no 95 % interval (min to max has 90 %), said so, never "same"; one
+     * sample a side: "one sample each"; two commits: said to mix code and device. */
+    const char *a3 = device_records("few_a.json", "GPU A", "GPU-aaaa", "1111111", 3e12, 1, 1, 3,
+                                    1);
+    const char *b3 = device_records("few_b.json", "GPU B", "GPU-bbbb", "2222222", 3e12, 1.23,
+                                    0.73, 3, 1);
+    char *text;
+    assert_int_equal(compare(a3, b3, &defaults, &text), 0);
+    assert_non_null(strstr(text, "built at two commits (base 1111111, new 2222222)"));
+    const char *line = line_of(text, "95 % interval", "k/dram-bound");
+    assert_true(line_has(line, "too few samples"));
+    assert_true(line_has(line, "samples 3+3"));
+    assert_non_null(strstr(text, "0 from samples, 0 one sample each, 3 too few samples"));
+    assert_non_null(strstr(text, "3 and 3 give 90 % at most"));
+    assert_null(strstr(text, "same"));
+    free(text);
+
+    const char *a1 = device_records("one_a.json", "GPU A", "GPU-aaaa", "1111111", 3e12, 1, 1, 1,
+                                    1);
+    const char *b1 = device_records("one_b.json", "GPU B", "GPU-bbbb", "1111111", 3e12, 1, 1, 1,
+                                    1);
+    assert_int_equal(compare(a1, b1, &defaults, &text), 0);
+    line = line_of(text, "95 % interval", "k/issue-bound");
+    assert_true(line_has(line, "one sample each"));
+    assert_true(line_has(line, "1.000x"));
+    assert_non_null(strstr(text, "3 one sample each"));
+    assert_null(strstr(text, "same"));
+    free(text);
+}
+
+static void across_devices_repetitions(void **state)
+{
+    (void)state;
+    /* Five repetitions a side: the interval is over the repetitions' medians (Welch's t). */
+    const char *a = device_records("rep_a.json", "GPU A", "GPU-aaaa", "1111111", 3e12, 1, 1,
+                                   SAMPLES, 5);
+    const char *b = device_records("rep_b.json", "GPU B", "GPU-bbbb", "1111111", 3e12, 1, 1.2,
+                                   SAMPLES, 5);
+    char *text;
+    assert_int_equal(compare(a, b, &defaults, &text), 0);
+    const char *line = line_of(text, "95 % interval", "k/issue-bound");
+    assert_true(line_has(line, "repetitions 5+5"));
+    double low = 0, high = 0;
+    const char *interval = strstr(line, "x "); /* after the ratio, its interval */
+    assert_non_null(interval);
+    assert_int_equal(sscanf(interval + 1, " %lf-%lfx", &low, &high), 2);
+    assert_true(low > 1.18 && low < 1.2 && high > 1.2 && high < 1.22);
+    assert_non_null(strstr(text, "3 with an interval from repetitions"));
+    assert_non_null(strstr(text, "from repetitions: Welch's t"));
+    free(text);
+}
+
+static void two_cards_of_one_kind(void **state)
+{
+    (void)state;
+    /* One name, two UUIDs: one kind of GPU, compared as one device (verdicts, exit 1 on a
+     * slow-down), with a note naming both cards. */
+    const char *a = device_records("card_a.json", "GPU A", "GPU-aaaa", "1111111", 3e12, 1, 1,
+                                   SAMPLES, 1);
+    const char *b = device_records("card_b.json", "GPU A", "GPU-cccc", "1111111", 3e12, 1, 1.3,
+                                   SAMPLES, 1);
+    char *text;
+    assert_int_equal(compare(a, b, &defaults, &text), 1);
+    assert_null(strstr(text, "device comparison"));
+    assert_non_null(strstr(text, "SLOWER"));
+    assert_non_null(strstr(text, "note: base and new ran on two cards of one kind (GPU A; "
+                                 "GPU-aaaa and GPU-cccc)"));
+    free(text);
+    /* The same card: no note. */
+    assert_int_equal(compare(a, a, &defaults, &text), 0);
+    assert_null(strstr(text, "two cards"));
     free(text);
 }
 
@@ -507,6 +687,7 @@ int main(void)
         cmocka_unit_test(clearly_slower),
         cmocka_unit_test(slower_within_threshold),
         cmocka_unit_test(slower_but_too_few_samples),
+        cmocka_unit_test(one_sample_each),
         cmocka_unit_test(faster),
         cmocka_unit_test(valid_to_invalid),
         cmocka_unit_test(invalid_in_base),
@@ -519,6 +700,9 @@ int main(void)
         cmocka_unit_test(calibration_sets_thresholds),
         cmocka_unit_test(too_few_samples_cannot_detect),
         cmocka_unit_test(across_devices),
+        cmocka_unit_test(across_devices_few_samples),
+        cmocka_unit_test(across_devices_repetitions),
+        cmocka_unit_test(two_cards_of_one_kind),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

@@ -17,19 +17,28 @@ static const char usage[] =
     "directory of them) benchmark by benchmark: medians, their ratio (new / base), the threshold,\n"
     "the minimum detectable effect, the test and its p-value, a verdict. With repetitions on both\n"
     "sides (run --repetitions N) the test is over the repetitions' medians (a t test on their\n"
-    "logs), else a Mann-Whitney U test over the samples of one process.\n"
+    "logs), else a Mann-Whitney U test over the samples of one process. \"same\" only after a\n"
+    "test that could find a change: \"not tested\" where too few samples could never reach\n"
+    "alpha, \"one sample each\" with one sample a side.\n"
+    "\n"
+    "Records of two kinds of GPU (their contexts name two devices; two cards of one name are one\n"
+    "kind) are a device comparison: per benchmark the time ratio with its 95 % interval (from\n"
+    "the repetitions, else the samples), the ratios a DRAM-, an issue- (SM count x clock) and an\n"
+    "FP64-bound stage would show, and the bound it follows; no regression verdict, exit 0.\n"
     "\n"
     "  --calibration F  thresholds and between-run spread per benchmark from stagebench calibrate\n"
     "  --floor X        a calibrated threshold is never below X (default 0.01: 1 %)\n"
     "  --threshold X    relative change that counts where no calibration names the benchmark,\n"
     "                   in (0, 10) (default 0.05: 5 %)\n"
-    "  --alpha A        family-wise significance level, in (0, 1) (default 0.05)\n"
+    "  --alpha A        family-wise significance level, in (0, 1) (default 0.05); a device\n"
+    "                   comparison's intervals are 1 - A\n"
     "  --no-correction  each benchmark's p against alpha alone (default: Holm over all of them)\n"
     "  --markdown       the table as markdown (for a pull request's comment)\n"
     "  -h, --help       this text\n"
     "\n"
-    "Exit status: 0 no regression; 1 a benchmark is SLOWER (by more than its threshold, with\n"
-    "adjusted p < alpha) or NOW-INVALID (valid in base, not in new); 2 bad usage or input.\n";
+    "Exit status: 0 no regression, or a device comparison; 1 a benchmark is SLOWER (by more than\n"
+    "its threshold, with adjusted p < alpha) or NOW-INVALID (valid in base, not in new); 2 bad\n"
+    "usage or input.\n";
 
 /* One line on stderr; returns the exit status of bad usage. */
 static int usage_error(const char *fmt, ...) SB_PRINTF(1, 2);

@@ -5,6 +5,7 @@
 
 #include "../../cuda/base/error.h"
 #include "../report/plot.h"
+#include "../run/paths.h"
 #include "commands.h"
 
 static void print_usage(FILE *f)
@@ -31,8 +32,9 @@ static void print_usage(FILE *f)
             "  --title TEXT     figure title (default: workload and what is plotted)\n"
             "  --script FILE    gnuplot script (default: time.gp, speedup.gp, series.gp or\n"
             "                   counters.gp in %s)\n"
-            "  --out PREFIX     default: the first input without .json, plus -time, -speedup,\n"
-            "                   -NAME or -counters\n",
+            "  --out PREFIX     default: results/runs/plot-<UTC time>/ and the first input's\n"
+            "                   name without .json, plus -time, -speedup, -NAME or -counters\n"
+            "                   (nothing is written beside the inputs)\n",
             sb_plots_dir());
 }
 
@@ -105,12 +107,18 @@ int sb_cmd_plot(int argc, char **argv)
         return 0;
     }
     if (rc == 0 && !r.out_prefix) {
-        size_t len = strlen(inputs[0]);
-        if (len > 5 && strcmp(inputs[0] + len - 5, ".json") == 0)
+        /* A fresh folder of its own, never beside the inputs (a committed baseline's folder):
+         * results/runs/plot-<UTC time>/<first input's name>-<kind>. */
+        char dir[1024];
+        const char *base = strrchr(inputs[0], '/');
+        base = base ? base + 1 : inputs[0];
+        size_t len = strlen(base);
+        if (len > 5 && strcmp(base + len - 5, ".json") == 0)
             len -= 5;
-        else if (len > 8 && strcmp(inputs[0] + len - 8, ".json.xz") == 0)
+        else if (len > 8 && strcmp(base + len - 8, ".json.xz") == 0)
             len -= 8;
-        snprintf(out_prefix, sizeof out_prefix, "%.*s-%s", (int)len, inputs[0],
+        sb_default_run_path("plot", "", dir, sizeof dir);
+        snprintf(out_prefix, sizeof out_prefix, "%s/%.*s-%s", dir, (int)len, base,
                  r.kind == SB_PLOT_SERIES && r.series ? r.series : sb_plot_kind_name(r.kind));
         r.out_prefix = out_prefix;
     }

@@ -6,6 +6,7 @@
 
 #include "../../cuda/base/error.h"
 #include "../report/report.h"
+#include "../run/paths.h"
 
 static const char usage[] =
     "usage: stagebench report DIR... [--out OUTDIR]\n"
@@ -19,7 +20,8 @@ static const char usage[] =
     "names; a folder's tables and figures go on the page of the records beside them (folders\n"
     "without records are left out, and said to be). docs/report.md describes the page.\n"
     "\n"
-    "  --out OUTDIR  where the pages go (default: the first DIR)\n"
+    "  --out OUTDIR  where the pages go (default: a fresh results/runs/report-<UTC time>/;\n"
+    "                nothing is written into the DIRs unless --out names one)\n"
     "  -h, --help    this text\n"
     "\n"
     "Exit status: 0 written; 2 bad usage, a DIR without records, or a file there that cannot be\n"
@@ -64,7 +66,13 @@ int sb_cmd_report(int argc, char **argv)
               stderr);
         return 2;
     }
-    if (sb_report((const char *const *)argv + 1, ndirs, out ? out : argv[1], stdout) != 0) {
+    /* A fresh folder of its own: never into a DIR (a committed baseline's folder) unless asked. */
+    char fresh[1024];
+    if (!out) {
+        sb_default_run_path("report", "", fresh, sizeof fresh);
+        out = fresh;
+    }
+    if (sb_report((const char *const *)argv + 1, ndirs, out, stdout) != 0) {
         fprintf(stderr, "stagebench report: %s\n", sb_error());
         return 2;
     }

@@ -37,11 +37,13 @@ typedef struct record {
     json_t *sb; /* its "stagebench" object */
 } record;
 
-/* One row of a data block. TIME: x, median, min, max. SPEEDUP: x, speed-up, baseline median,
- * median. SERIES: x, y. COUNTERS (the block's one row): DRAM % of peak, occupancy %, DRAM bytes
- * read + written, the variant's own floor of bytes (NaN where it does not count them). */
+/* One row of a data block. TIME: x, median, min, max, caution. SPEEDUP: x, speed-up, baseline
+ * median, median, caution. SERIES: x, y. COUNTERS (the block's one row): DRAM % of peak,
+ * occupancy %, DRAM bytes read + written, the variant's own floor of bytes (NaN where it does
+ * not count them). caution: 1 where the point's record (or its baseline's) is to be read with
+ * care (sb_record_caution: one sample, or noise above SB_CAUTION_NOISE), else 0. */
 typedef struct point {
-    double col[4];
+    double col[5];
     const record *rec; /* TIME and SPEEDUP: where it came from, for messages */
 } point;
 
@@ -68,6 +70,8 @@ typedef struct plot {
     line *lines;
     int nlines;
     int ncols;
+    int cautions, caution_of; /* points (TIME, SPEEDUP) or records (DATA) to read with care, of
+                                 how many */
     char x_name[1024];
     char columns[2048];
     char what[2048]; /* the default title, after the workload's name */
@@ -486,6 +490,7 @@ static int time_point(const plot *p, const record *rec, point *pt)
                            rec->input, rec->name, stats[i]);
         pt->col[1 + i] = json_number_value(v);
     }
+    pt->col[4] = sb_record_caution(rec->sb);
     pt->rec = rec;
     return 0;
 }
@@ -518,6 +523,7 @@ static void speedup_line(const line *base, line *l)
             pt->col[1] = base_median / median;
             pt->col[2] = base_median;
             pt->col[3] = median;
+            pt->col[4] = pt->col[4] > 0 || base->points[j].col[4] > 0;
             l->points[kept++] = *pt;
             break;
         }
@@ -534,10 +540,10 @@ static int fill_time_lines(plot *p)
     for (int i = 0; i < p->nlines; i++)
         if (time_line(p, &p->lines[i]) != 0)
             return -1;
-    p->ncols = 4;
+    p->ncols = 5;
     snprintf(p->xlabel, sizeof p->xlabel, "%s", p->x_name);
     if (r->kind == SB_PLOT_TIME) {
-        snprintf(p->columns, sizeof p->columns, "%s median_s min_s max_s", p->x_name);
+        snprintf(p->columns, sizeof p->columns, "%s median_s min_s max_s caution", p->x_name);
         snprintf(p->what, sizeof p->what, "median time vs %s", p->x_name);
         snprintf(p->ylabel, sizeof p->ylabel, "time (s): median, min..max");
         return 0;
@@ -564,7 +570,7 @@ static int fill_time_lines(plot *p)
                 speedup_line(&base, &p->lines[i]);
         free(base.points);
     }
-    snprintf(p->columns, sizeof p->columns, "%s speedup baseline_median_s median_s",
+    snprintf(p->columns, sizeof p->columns, "%s speedup baseline_median_s median_s caution",
              p->x_name);
     snprintf(p->what, sizeof p->what, "speed-up over %s vs %s", r->baseline, p->x_name);
     snprintf(p->ylabel, sizeof p->ylabel, "speed-up over %s (median times)", r->baseline);
@@ -801,6 +807,27 @@ static int drop_empty_lines(plot *p)
     return 0;
 }
 
+/* What is to be read with care (sb_record_caution): the points of a time or speed-up figure
+ * (their caution column), or the records a data figure's script reads. Series and counters
+ * figures show no times: none. */
+static void count_cautions(plot *p)
+{
+    p->cautions = p->caution_of = 0;
+    if (p->req->kind == SB_PLOT_DATA) {
+        for (int i = 0; i < p->nrecs; i++)
+            p->cautions += sb_record_caution(p->recs[i].sb);
+        p->caution_of = p->nrecs;
+        return;
+    }
+    if (p->req->kind != SB_PLOT_TIME && p->req->kind != SB_PLOT_SPEEDUP)
+        return;
+    for (int i = 0; i < p->nlines; i++)
+        for (int j = 0; j < p->lines[i].npoints; j++)
+            p->cautions += p->lines[i].points[j].col[4] > 0;
+    for (int i = 0; i < p->nlines; i++)
+        p->caution_of += p->lines[i].npoints;
+}
+
 /* The workload leads the default title; a --where filter ends it. */
 static void finish_title(plot *p)
 {
@@ -971,6 +998,19 @@ static char *gnuplot_variables(const plot *p, const char *script, const char *da
         gp_set(f, "xlabel", p->xlabel);
         gp_set(f, "ylabel", p->ylabel);
     }
+    /* What to read with care: the key's words for ringed points (time.gp, speedup.gp), and a
+     * note at the figure's foot that every script shows (a label the scripts leave alone). */
+    char caution[256], note[512];
+    snprintf(caution, sizeof caution, "† one sample, or noise > %g %%: read with care",
+             100 * SB_CAUTION_NOISE);
+    snprintf(note, sizeof note, "† %d of %d %s: one sample, or noise (stdev/mean) above %g %%: "
+             "read with care", p->cautions, p->caution_of,
+             p->req->kind == SB_PLOT_DATA ? "records" : "points", 100 * SB_CAUTION_NOISE);
+    gp_set(f, "caution", caution);
+    gp_set(f, "caution_note", note);
+    fprintf(f, "cautions = %d; ", p->cautions);
+    if (p->cautions > 0)
+        fputs("set label 990 caution_note at screen 0.01, 0.015 left front font \",9\"; ", f);
     /* figure scripts keep a title the user gave (--title, a study's title=) */
     fprintf(f, "title_given = %d; count = %d; set loadpath ", p->req->title != NULL, p->nlines);
     gp_string(f, script_dir);
@@ -1146,6 +1186,7 @@ int sb_plot(const sb_plot_request *r)
     if (load_records(&p) != 0 || order_lines(&p) != 0)
         goto done;
     if (r->kind == SB_PLOT_DATA) { /* the script reads the files: no data blocks */
+        count_cautions(&p);
         snprintf(p.what, sizeof p.what, "figure from %s", p.inputs);
         finish_title(&p);
         if (find_csv_files(&p) == 0 && draw(&p, script, p.first_csv) == 0)
@@ -1154,6 +1195,7 @@ int sb_plot(const sb_plot_request *r)
     }
     if (fill_lines(&p) != 0 || drop_empty_lines(&p) != 0)
         goto done;
+    count_cautions(&p);
     finish_title(&p);
     if (write_data(&p, data_path) == 0 && draw(&p, script, data_path) == 0)
         rc = 0;

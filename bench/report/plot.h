@@ -31,7 +31,10 @@ typedef struct sb_plot_request {
  * asked for, else those with valid records by stage) and count. TIME, SPEEDUP, SERIES,
  * COUNTERS: datafile (<out_prefix>.dat, one block per variant), xlabel, ylabel. DATA: datafile
  * (the first records file's CSV view), csvfiles (each one's), dumpfiles and dumpcount; those
- * lists are words in double quotes, for word(csvfiles, i). */
+ * lists are words in double quotes, for word(csvfiles, i). Every kind: cautions (how many
+ * points, or a data figure's records, are to be read with care: sb_record_caution), caution (the
+ * key's words for them) and caution_note (the note that label 990 shows at the figure's foot
+ * when cautions > 0); a TIME or SPEEDUP point's last column, caution, is 1 for such a point. */
 
 /* "time", "speedup", "series", "counters", "data" */
 const char *sb_plot_kind_name(sb_plot_kind kind);

@@ -86,6 +86,9 @@
  *                                  A cell without a value says why: X (reason) for a skipped
  *                                  record (a memory refusal as "needs A, B free"; a long reason
  *                                  as a numbered note), failed [n] or invalid [n], or — (none).
+ *                                  A cell whose record, or its base's, is to be read with care
+ *                                  (one sample, or noise above 5 %: sb_record_caution) ends in
+ *                                  " †", and the legend says the limit.
  * An `option` line after a `run` and before the next `run`, `table` or `figure` is that run's;
  * the study's go before the first run. ${STUDY_DIR} is the study file's directory. Every point of
  * every run is checked (parameters, variants, reference, figure inputs, tables' rows, columns,

@@ -167,8 +167,8 @@ static void print_devices(FILE *f, const tb_loaded *L)
 }
 
 /* What a cell is: each distinct value, then each distinct ratio, with the rows it is for where
- * not every row's. */
-static void legend(FILE *f, const sb_table *t)
+ * not every row's; and the dagger, where `flagged` cells have one. */
+static void legend(FILE *f, const sb_table *t, int flagged)
 {
     static char desc[2][SB_TABLE_ROWS][512];
     for (int i = 0; i < t->nrows; i++) {
@@ -231,8 +231,13 @@ static void legend(FILE *f, const sb_table *t)
             fputc('.', f);
     }
     fputs(" *paper*: the published values. X: refused before launch (a skipped record; its "
-          "reason beside it or in the notes below); —: no record.\n\n",
+          "reason beside it or in the notes below); —: no record.",
           f);
+    if (flagged)
+        fprintf(f, " †: read with care: the cell's record, or its base's, has one sample, or "
+                "noise (its samples' standard deviation over their mean) above %g %%.",
+                100 * SB_CAUTION_NOISE);
+    fputs("\n\n", f);
 }
 
 /* ---- the table, in steps ---- */
@@ -266,11 +271,26 @@ static void print_head(FILE *f, const sb_table *t, const tb_loaded *L, char labe
     fputc('\n', f);
 }
 
+/* Whether a cell's time is to be read with care (sb_record_caution): its record's, or its base
+ * record's where its ratio is shown. Memory is not a time: never. */
+static int cell_caution(const sb_table *t, const sb_table_row *row, const tb_cell *x)
+{
+    const char *value = tb_row_key_value(t, row, SB_TK_VALUE),
+               *base_value = tb_row_key_value(t, row, SB_TK_BASE_VALUE);
+    if (!isfinite(x->value))
+        return 0;
+    int caution = strcmp(value, "memory") && sb_record_caution(x->r->sb);
+    if (isfinite(x->ratio) && strcmp(base_value[0] ? base_value : value, "memory"))
+        caution |= sb_record_caution(x->base->sb);
+    return caution;
+}
+
 /* A line's cells, each computed into cells[] (the explanations and goals read them), and its
- * row's published values under it (not under a line of one source's variant). */
+ * row's published values under it (not under a line of one source's variant); *flagged counts
+ * the cells marked to be read with care. */
 static void print_line(FILE *f, const sb_table *t, const tb_line *ln, const tb_loaded *L,
                        const sb_table_source *src, int nsrc, const int *all_sources, tb_cell *cells,
-                       notes *ns)
+                       notes *ns, int *flagged)
 {
     const sb_table_row *row = ln->row;
     int sources[256] = {0};
@@ -295,6 +315,10 @@ static void print_line(FILE *f, const sb_table *t, const tb_line *ln, const tb_l
                 fmt_missing(x->base, ns, why, sizeof why);
                 snprintf(text + strlen(text), sizeof text - strlen(text), " (base: %s)",
                          strncmp(why, "X", 1) ? why : "X");
+            }
+            if (cell_caution(t, row, x)) {
+                snprintf(text + strlen(text), sizeof text - strlen(text), " †");
+                (*flagged)++;
             }
         } else {
             fmt_missing(x->r, ns, text, sizeof text);
@@ -382,15 +406,15 @@ static int render(FILE *f, const sb_table *t, const tb_loaded *L, const int *all
     static tb_cell cells[TB_MAX_LINES][SB_TABLE_COLS];
     static tb_line lines[TB_MAX_LINES];
     static notes ns;
-    int nlines = 0;
+    int nlines = 0, flagged = 0;
     ns.n = 0;
     if (tb_expand_rows(t, L, src, nsrc, lines, &nlines) != 0)
         return -1;
     char label[SB_TABLE_COLS][128];
     print_head(f, t, L, label);
     for (int i = 0; i < nlines; i++)
-        print_line(f, t, &lines[i], L, src, nsrc, all_sources, cells[i], &ns);
-    legend(f, t);
+        print_line(f, t, &lines[i], L, src, nsrc, all_sources, cells[i], &ns, &flagged);
+    legend(f, t, flagged);
     print_notes(f, t, &ns, missing, nmissing);
     print_explanations(f, t, lines, nlines, cells, label);
     print_goals(f, t, lines, nlines, cells, label, goals);

@@ -6,6 +6,7 @@
 #include "../../cuda/devinfo.h"
 #include "../../harness/measure.h"
 #include "../../harness/record.h"
+#include "paths.h" /* sb_default_run_path */
 
 typedef struct sb_devices {
     int count;                    /* visible GPUs */
@@ -64,8 +65,6 @@ int sb_point_check(const sb_point *p);
  * run. The children's files live in .isolated-<pid>/ beside the records while they run. */
 int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *outcome);
 
-/* "results/runs/<name>-<UTC yyyymmdd-hhmmss><suffix>": where a run's outputs go by default. */
-void sb_default_run_path(const char *name, const char *suffix, char *out, size_t cap);
 
 /* "12.3 ms" */
 const char *sb_format_seconds(double s, char *buf, unsigned cap);
