@@ -15,6 +15,17 @@ expect 0 "help" "$sb" --help
 expect 2 "unknown command" "$sb" frobnicate
 expect 0 "list" "$sb" list procell
 grep -q "subtree-dfs" "$tmp/out" || fail "list shows the ladder"
+# each parameter's range: [min, max], a choice's words, the presets or a file
+grep -q "^    name  *default  *range  *what$" "$tmp/out" || fail "list: the parameters' header"
+grep -q "^    t_max  *240  *\[1e-09, 1e+06\]  *simulated hours$" "$tmp/out" || fail "list: t_max's range"
+grep -q "^    seed  *1  *\[0, 4294967295\]  " "$tmp/out" || fail "list: seed's range, whole"
+grep -q "^    grid_percent  *100  *\[1, 100\]  " "$tmp/out" || fail "list: 100, not 1e+02"
+grep -q "^    start  *async  *sync|async  *start mode$" "$tmp/out" || fail "list: a choice's words"
+grep -q "^    types  *m4  *m1|m2|m3|m4 or a file  *cell types" "$tmp/out" || fail "list: the presets"
+grep -q "^    histogram  *-  *a file  " "$tmp/out" || fail "list: a path"
+expect 0 "list every workload" "$sb" list
+grep -q "^    cell  *ecoli  *ecoli|dividing-ecoli|yeast|rbc  *homogeneous: " "$tmp/out" && grep -q "^    bytes  *32768  *\[4, 17179869184\]  " "$tmp/out" ||
+    fail "list: rdme's and copies' ranges"
 expect 2 "list unknown workload" "$sb" list nosuch
 one_line_naming "nosuch"
 
