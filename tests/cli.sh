@@ -59,6 +59,37 @@ expect 2 "--kernels without activity records" "$sb" run procell --param histogra
 one_line_naming "no-activity"
 [ ! -e "$tmp/r.json" ] && [ ! -e "$tmp/r.csv" ] || fail "a refused run wrote records"
 
+# --out checked before anything is measured: a folder, a path through a file, a folder that cannot
+# be written, the user's own file (or one in the place of the CSV view): exit 2 at once, one line,
+# nothing written, the file kept; stagebench's own records file, or an empty one, is replaced
+mkdir "$tmp/outdir" && touch "$tmp/afile" && printf 'my notes\n' > "$tmp/notes.txt" && mkdir -p "$tmp/csvdir/r.csv"
+for bad in "$tmp/outdir:--out $tmp/outdir: a folder; name a records file in it, e.g. $tmp/outdir/run.json" \
+           "$tmp/outdir/:a folder; name a records file in it" \
+           "$tmp/afile/sub/r.json:$tmp/afile is a file, not a folder" \
+           "$tmp/notes.txt:--out $tmp/notes.txt: it exists and is not records stagebench wrote" \
+           "$tmp/csvdir/r.json:its CSV view $tmp/csvdir/r.csv is a folder" \
+           "/dev/null:--out /dev/null: it is not a regular file"; do
+    out=${bad%%:*}
+    expect 2 "--out $out" "$sb" run procell --param histogram="$tmp/h.txt" --variant cpu-reference $quick --out "$out"
+    one_line_naming "${bad#*:}"
+    grep -q "valid" "$tmp/out" && fail "--out $out: measured before the refusal"
+done
+expect 2 "--out a folder, with repetitions" "$sb" run procell --param histogram="$tmp/h.txt" --repetitions 2 --out "$tmp/outdir"
+one_line_naming "a folder"
+[ -z "$(ls -A "$tmp/outdir")" ] && [ ! -e "$tmp/outdir.csv" ] && [ "$(cat "$tmp/notes.txt")" = "my notes" ] ||
+    fail "a refused --out left a file behind or changed the user's"
+if [ "$(id -u)" != 0 ]; then # root writes anywhere: the check follows what this user may do
+    mkdir "$tmp/locked" && chmod 555 "$tmp/locked"
+    expect 2 "--out in a folder not writable" "$sb" run procell --param histogram="$tmp/h.txt" --out "$tmp/locked/r.json"
+    one_line_naming "cannot write in $tmp/locked"
+    chmod 755 "$tmp/locked"
+fi
+: > "$tmp/empty.json"
+expect 0 "--out an empty file (mktemp's)" "$sb" run procell --param histogram="$tmp/h.txt" --variant cpu-reference $quick --out "$tmp/empty.json"
+json "$tmp/empty.json" "assert len(d['benchmarks']) == 1"
+expect 0 "--out the records of an earlier run, replaced" "$sb" run procell --param histogram="$tmp/h.txt" --variant cpu-openmp $quick --out "$tmp/empty.json"
+json "$tmp/empty.json" "assert [b['stagebench']['variant'] for b in d['benchmarks']] == ['cpu-openmp']"
+
 # a CPU run writes validated records and the output
 # (12 samples at least: compare below needs enough of them for its U test to be significant)
 expect 0 "cpu run" "$sb" run procell --param histogram="$tmp/h.txt" --variant cpu-reference,cpu-openmp \
@@ -76,6 +107,62 @@ head -n 1 "$tmp/cpu.csv" | grep -q "^name,workload,variant,stage" || fail "CSV h
 grep -q "^# procell final histogram" "$tmp/hist.txt" && [ "$(grep -vc '^#' "$tmp/hist.txt")" -gt 0 ] ||
     fail "dumped histogram"
 
+# --variant repeated: the union of the lists, in the order first named, each once
+expect 0 "--variant twice" "$sb" run procell --param histogram="$tmp/h.txt" --variant cpu-openmp \
+    --variant cpu-reference,cpu-openmp --variant=cpu-reference $quick --out "$tmp/union.json"
+json "$tmp/union.json" "assert [b['stagebench']['variant'] for b in d['benchmarks']] == ['cpu-reference', 'cpu-openmp']"
+expect 2 "--variant twice, one unknown" "$sb" run procell --param histogram="$tmp/h.txt" --variant cpu-openmp --variant nosuch
+one_line_naming "unknown variant 'nosuch'"
+
+# progress on stderr, k of N over what it times: a plain line each when stderr is not a terminal
+expect 0 "run's progress" "$sb" run procell --param histogram="$tmp/h.txt" --variant cpu-reference,cpu-openmp $quick --out "$tmp/p.json"
+grep -qx "run procell: 2 items" "$tmp/err" &&
+    grep -qx "run procell: 1 of 2 cpu-reference, [0-9]* s elapsed" "$tmp/err" &&
+    grep -qx "run procell: 2 of 2 cpu-openmp, [0-9]* s elapsed, about [0-9]* s left" "$tmp/err" &&
+    grep -qx "run procell: 2 of 2 done in [0-9]* s" "$tmp/err" && [ "$(wc -l < "$tmp/err")" = 4 ] ||
+    fail "run's progress"
+expect 0 "--quiet: no progress" "$sb" run procell --param histogram="$tmp/h.txt" --variant cpu-reference $quick --quiet --out "$tmp/q.json"
+[ ! -s "$tmp/err" ] || fail "--quiet printed progress"
+# the repetitions are the items; a suite's are its lines' repetitions, counted by their runs
+expect 0 "run --repetitions' progress" "$sb" run procell --param histogram="$tmp/h.txt" --variant cpu-reference,cpu-openmp \
+    $quick --repetitions 2 --out "$tmp/reps.json"
+grep -qx "run procell: 2 items" "$tmp/err" && grep -qx "run procell: 1 of 2 repetition 1 of 2, [0-9]* s elapsed" "$tmp/err" &&
+    grep -qx "run procell: 2 of 2 repetition 2 of 2, .* left" "$tmp/err" && grep -qx "run procell: 2 of 2 done in .*" "$tmp/err" &&
+    [ "$(wc -l < "$tmp/err")" = 4 ] || fail "run --repetitions' progress"
+printf 'procell --variant cpu-reference --param histogram=%s\nprocell --variant cpu-openmp,cpu-reference --param histogram=%s --param t_max=48\n' \
+    "$tmp/h.txt" "$tmp/h.txt" > "$tmp/p.suite"
+expect 0 "suite's progress" "$sb" suite "$tmp/p.suite" --repetitions 2 --out "$tmp/ps" $quick
+grep -qx "suite $tmp/p.suite: 4 items" "$tmp/err" &&
+    grep -qx "suite $tmp/p.suite: 1 of 4 line 1 (procell), repetition 1 of 2, [0-9]* s elapsed" "$tmp/err" &&
+    grep -qx "suite $tmp/p.suite: 3 of 4 line 2 (procell), repetition 1 of 2, .* left" "$tmp/err" &&
+    grep -qx "suite $tmp/p.suite: 4 of 4 line 2 (procell), repetition 2 of 2, .* left" "$tmp/err" &&
+    grep -qx "suite $tmp/p.suite: 4 of 4 done in .*" "$tmp/err" && [ "$(wc -l < "$tmp/err")" = 6 ] ||
+    fail "suite's progress"
+grep -q "suite $tmp/p.suite: 2 runs with 2 repetitions each" "$tmp/out" || fail "suite counts its runs"
+expect 0 "suite --quiet" "$sb" suite "$tmp/p.suite" --repetitions 2 --out "$tmp/pq" $quick --quiet
+[ ! -s "$tmp/err" ] || fail "suite --quiet printed progress"
+# on a terminal one live line, rewritten in place, that every other line (this process's, a
+# repetition's, an isolated variant's) replaces rather than follows
+if script -qec true /dev/null > /dev/null 2>&1; then
+    for cmd in "run procell --variant cpu-reference,cpu-openmp --isolate --out $tmp/tty.json" \
+               "run procell --variant cpu-reference --repetitions 2 --out $tmp/tty.json" \
+               "suite $tmp/p.suite --repetitions 2 --out $tmp/tty"; do
+        rm -rf "$tmp/tty" "$tmp/tty.json"
+        n=$((n + 1))
+        script -qec "$sb $cmd --param histogram=$tmp/h.txt $quick" /dev/null > "$tmp/tty.txt" 2>&1 < /dev/null
+        python3 - "$tmp/tty.txt" <<'EOF' || fail "live progress of $cmd: $(cat -A "$tmp/tty.txt")"
+import sys
+text = open(sys.argv[1], encoding="utf-8", errors="replace", newline="").read().replace("\r\n", "\n")
+assert "\r\x1b[K" in text and " 1 of " in text, "no live line"
+for line in text.split("\n"):  # what the terminal shows of each line: what follows its last erase
+    shown = line.split("\r\x1b[K")[-1]
+    assert "elapsed" not in shown or shown.endswith(("elapsed", "left")), \
+        "a line printed after the live line: " + repr(line)
+assert "elapsed" not in text.rstrip("\n").split("\n")[-1], "the live line left behind"
+EOF
+    done
+fi
+
 # every variant: GPU ones valid with a GPU (each with its kernel table), skipped (with the
 # reason) without one
 expect 0 "all variants" "$sb" run procell --param histogram="$tmp/h.txt" $quick --kernels --out "$tmp/all.json"
@@ -91,6 +178,7 @@ assert len(t)==7 and all(a['kernels'] > 0 and a['kernel_table'] for a in t)"
 else
     json "$tmp/all.json" "g=[b['stagebench'] for b in d['benchmarks'] if 'gpu' in b['stagebench']['needs']]; \
 assert len(g)==7 and all(s['status']=='skipped' and s['reason'].startswith('GPU variant skipped') for s in g)"
+    grep -qx "run procell: 2 items" "$tmp/err" || fail "the progress counts the GPU variants skipped at once"
     expect 2 "a GPU variant named on a machine without one" "$sb" run procell --param histogram="$tmp/h.txt" --variant host-loop
     one_line_naming "needs a GPU"
 fi
