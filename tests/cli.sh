@@ -242,4 +242,68 @@ STUDY
     expect 2 "bad study file" "$sb" study "$tmp/bad.study" --out "$tmp/st2"
     one_line_naming "bad.study:5"
 fi
+# bench/scripts/ that cd to the repository root take relative paths as the caller gave them, from
+# wherever the caller stands: each called from another folder, its paths relative to that folder
+# (stand-ins for the binary, the build and the set-up; what each ran or refused names the path
+# resolved, or its output is where it was asked to go)
+root=$(cd "$(dirname "$0")/.." && pwd)
+rel=$tmp/rel
+mkdir -p "$rel/a" "$rel/b" "$rel/g" "$rel/data" "$rel/nodata" "$tmp/bin"
+for d in a b; do for r in ut1 dox; do echo '{}' > "$rel/$d/$r.json"; done; done
+: > "$rel/data/AML9_Exp3_t10d_UT1_BM_GFPpos.txt" && : > "$rel/afile"
+cat > "$rel/sb" <<'EOF'
+#!/bin/sh
+# a stand-in stagebench: its arguments and SB_SHARED_DATA to sb.log; plot's --out X gets X.png;
+# with SB_STANDIN_FAIL it prints the log and fails (goals then shows what it was given)
+echo "$* SB_SHARED_DATA=${SB_SHARED_DATA:-}" >> @LOG@
+cmd=$1
+while [ $# -gt 1 ]; do [ "$1" = --out ] && [ "$cmd" = plot ] && : > "$2.png"; shift; done
+[ -n "${SB_STANDIN_FAIL:-}" ] && { cat @LOG@; exit 1; }
+exit 0
+EOF
+sed -i "s|@LOG@|$rel/sb.log|" "$rel/sb"
+printf '#!/bin/sh
+exit 1
+' > "$tmp/bin/nvidia-smi" # no GPU, whatever this machine has
+chmod +x "$rel/sb" "$tmp/bin/nvidia-smi"
+fake_root() { # DIR SCRIPT...: DIR/bench/scripts with the real SCRIPTs (their cd lands in DIR) and
+    # stand-ins (exit 0) for the set-up and the build; DIR/build/stagebench is $rel/sb
+    mkdir -p "$1/bench/scripts" "$1/build"
+    d=$1
+    shift
+    for f in "$@"; do ln -s "$root/bench/scripts/$f" "$d/bench/scripts/$f"; done
+    for f in setup-deps build; do [ -e "$d/bench/scripts/$f" ] || printf 'exit 0\n' > "$d/bench/scripts/$f"; done
+    ln -s "$rel/sb" "$d/build/stagebench"
+}
+# cross-device: both folders, OUT and the binary
+(cd "$rel" && expect 0 "cross-device, relative paths" sh "$root/bench/scripts/cross-device" a b out ./sb) || exit 1
+[ -f "$rel/out/fig3.12a.png" ] && [ -f "$rel/out/fig3.13b.png" ] && [ -f "$rel/out/compare-dox.md" ] ||
+    fail "cross-device: OUT is the caller's out/"
+grep -q "^plot $rel/a/ut1.json $rel/b/ut1.json --x t_max" "$rel/sb.log" || fail "cross-device: the folders are the caller's"
+(cd "$rel" && expect 2 "cross-device, a folder without records" sh "$root/bench/scripts/cross-device" g b out ./sb) || exit 1
+one_line_naming "cross-device: $rel/g/ut1.json missing"
+# goals: DIR, SB_STAGEBENCH, SB_GOALS_STUDY, SB_SHARED_DATA
+: > "$rel/sb.log"
+(cd "$rel" && SB_STAGEBENCH=./sb SB_GOALS_STUDY=my.study SB_SHARED_DATA=data SB_STANDIN_FAIL=1 \
+    expect 2 "goals, relative paths" sh "$root/bench/scripts/goals" --figures-only g) || exit 1
+grep -q "^study $rel/my.study --define DATA=$rel/data --out $rel/g --figures-only SB_SHARED_DATA=$rel/data$" "$tmp/err" ||
+    fail "goals: the paths are the caller's"
+# run-main-study: the study's --out and SB_SHARED_DATA (its own build, set-up and binary stand-ins)
+fake_root "$tmp/fr" run-main-study data-dir get-data
+: > "$rel/sb.log"
+(cd "$rel" && PATH=$tmp/bin:$PATH SB_SHARED_DATA=data expect 0 "run-main-study, relative paths" \
+    sh "$tmp/fr/bench/scripts/run-main-study" --out thesis --quiet) || exit 1
+[ "$(head -n 1 "$rel/sb.log")" = "study bench/studies/procell-thesis.study --out $rel/thesis --quiet SB_SHARED_DATA=$rel/data" ] ||
+    fail "run-main-study: --out and SB_SHARED_DATA are the caller's: $(cat "$rel/sb.log")"
+# pack-for-device: SB_SHARED_DATA, checked before the build and before .carry is emptied
+fake_root "$tmp/fp" pack-for-device data-dir
+printf 'echo "the build ran" >&2; exit 1\n' > "$tmp/fp/bench/scripts/build"
+(cd "$rel" && SB_SHARED_DATA=nodata expect 2 "pack-for-device, relative SB_SHARED_DATA" sh "$tmp/fp/bench/scripts/pack-for-device") || exit 1
+one_line_naming "pack-for-device: no ProCell histograms in $rel/nodata: "
+# legacy-build: its build folder (a file there: refused before the set-up, which is a stand-in
+# that fails here, so that nothing is installed)
+fake_root "$tmp/fl" legacy-build
+printf 'echo "the set-up ran" >&2; exit 1\n' > "$tmp/fl/bench/scripts/setup-deps"
+(cd "$rel" && expect 2 "legacy-build, a relative folder" sh "$tmp/fl/bench/scripts/legacy-build" afile) || exit 1
+one_line_naming "legacy-build: $rel/afile is a file, not a build folder"
 echo "cli: $n checks passed"
