@@ -23,7 +23,9 @@ typedef struct sb_param_decl {
     sb_param_type type;
     const char *def;     /* default as text; NULL = unset unless given */
     double min, max;     /* INT and FLOAT only */
-    const char *choices; /* CHOICE only: "sync|async" */
+    const char *choices; /* CHOICE: the allowed words, "sync|async"; TEXT and PATH: named
+                            presets the workload takes in place of a file ("m1|m2|m3|m4"),
+                            NULL for none (not checked here: the workload says what else) */
     const char *help;    /* one line */
 } sb_param_decl;
 

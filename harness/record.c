@@ -1,10 +1,12 @@
 #include "record.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../cuda/base/error.h"
@@ -442,17 +444,110 @@ static int csv_row(sb_records *r, const sb_result *res)
     return rc || csv_append(r, "\n") ? -1 : 0;
 }
 
+/* The CSV view's path: json_path with its extension replaced by .csv. */
+static void csv_path_of(const char *json_path, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", json_path);
+    char *dot = strrchr(out, '.');
+    char *slash = strrchr(out, '/');
+    if (dot && (!slash || dot > slash))
+        *dot = '\0';
+    strncat(out, ".csv", cap - strlen(out) - 1);
+}
+
+/* 1 when the file at path (regular, not empty) is what stagebench writes there: records (a JSON
+ * object with a benchmarks array) or, csv set, their CSV view (its header's first columns). */
+static int written_by_stagebench(const char *path, int csv)
+{
+    if (csv) {
+        char head[32] = "";
+        FILE *f = fopen(path, "r");
+        if (!f)
+            return 0;
+        size_t n = fread(head, 1, sizeof head - 1, f);
+        fclose(f);
+        head[n] = '\0';
+        return strncmp(head, "name,workload,variant,", 22) == 0;
+    }
+    json_error_t e;
+    json_t *doc = json_load_file(path, 0, &e);
+    int ours = json_is_array(json_object_get(doc, "benchmarks"));
+    json_decref(doc);
+    return ours;
+}
+
+/* An existing path a records view would replace: a regular file, empty or stagebench's own.
+ * csv: the CSV view beside the records file the label names. */
+static int check_existing(const char *path, const char *label, int csv)
+{
+    struct stat st;
+    char subject[4200] = "it";
+    if (csv)
+        snprintf(subject, sizeof subject, "its CSV view %s", path);
+    if (stat(path, &st) != 0)
+        return errno == ENOENT || errno == ENOTDIR ? 0 /* the folders above it say */
+                                                   : sb_fail("%s: %s: %s; name another file",
+                                                             label, subject, strerror(errno));
+    if (S_ISDIR(st.st_mode) && !csv)
+        return sb_fail("%s: a folder; name a records file in it, e.g. %s/run.json", label, path);
+    if (!S_ISREG(st.st_mode))
+        return sb_fail("%s: %s is %s; name another records file", label, subject,
+                       S_ISDIR(st.st_mode) ? "a folder" : "not a regular file");
+    if (st.st_size > 0 && !written_by_stagebench(path, csv))
+        return sb_fail("%s: %s exists and is not %s stagebench wrote (a run replaces only its "
+                       "own); name a new file, or move that one away first", label, subject,
+                       csv ? "one" : "records");
+    return 0;
+}
+
+int sb_records_check_path(const char *json_path, const char *label)
+{
+    char csv[4096], dir[4096];
+    size_t len = strlen(json_path);
+    if (len == 0 || len >= sizeof dir - 8)
+        return sb_fail("%s: give a records file's path (at most %zu characters)", label,
+                       sizeof dir - 9);
+    if (json_path[len - 1] == '/')
+        return sb_fail("%s: a folder; name a records file in it, e.g. %srun.json", label,
+                       json_path);
+    csv_path_of(json_path, csv, sizeof csv);
+    if (check_existing(json_path, label, 0) != 0 || check_existing(csv, label, 1) != 0)
+        return -1;
+    /* The folder, or the nearest folder above it that exists (the run makes those below): both
+     * views are written there through a temporary file and a rename. */
+    snprintf(dir, sizeof dir, "%s", json_path);
+    for (;;) {
+        char *slash = strrchr(dir, '/');
+        if (!slash)
+            snprintf(dir, sizeof dir, ".");
+        else if (slash == dir)
+            dir[1] = '\0';
+        else
+            *slash = '\0';
+        struct stat st;
+        if (stat(dir, &st) == 0) {
+            if (!S_ISDIR(st.st_mode))
+                return sb_fail("%s: %s is a file, not a folder; give a path whose folders are "
+                               "folders", label, dir);
+            if (access(dir, W_OK | X_OK) != 0)
+                return sb_fail("%s: cannot write in %s (%s); give a folder you can write to",
+                               label, dir, strerror(errno));
+            return 0;
+        }
+        if (errno != ENOENT && errno != ENOTDIR)
+            return sb_fail("%s: %s: %s; give a folder you can write to", label, dir,
+                           strerror(errno));
+        if (!strcmp(dir, ".") || !strcmp(dir, "/"))
+            return 0;
+    }
+}
+
 int sb_records_open(sb_records *r, const char *json_path, json_t *context, const sb_workload *w)
 {
     memset(r, 0, sizeof *r);
     r->workload = w;
     snprintf(r->json_path, sizeof r->json_path, "%s", json_path);
-    snprintf(r->csv_path, sizeof r->csv_path, "%s", json_path);
-    char *dot = strrchr(r->csv_path, '.');
-    char *slash = strrchr(r->csv_path, '/');
-    if (dot && (!slash || dot > slash))
-        *dot = '\0';
-    strncat(r->csv_path, ".csv", sizeof r->csv_path - strlen(r->csv_path) - 1);
+    csv_path_of(json_path, r->csv_path, sizeof r->csv_path);
     r->benchmarks = json_array();
     r->doc = json_pack("{s:o, s:O}", "context", context, "benchmarks", r->benchmarks);
     if (!r->doc)

@@ -22,6 +22,14 @@ typedef struct sb_records {
     size_t nkept; /* the first records, kept from an earlier session (sb_records_resume) */
 } sb_records;
 
+/* Whether json_path and its CSV view can be written, checked before anything is measured (a
+ * run refused at its first record would have measured for nothing): 0, or -1 with a message
+ * that begins with `label` (e.g. "--out r.json") when either is a folder or not a regular
+ * file, their folder cannot be made or written, or either exists with content stagebench did
+ * not write. A records file (or its CSV view) is replaced, as a run written to the same --out
+ * again expects, and so is an empty file (mktemp's); any other file is the user's, never
+ * overwritten. Writes nothing. */
+int sb_records_check_path(const char *json_path, const char *label);
 /* Takes ownership of context. The CSV goes beside json_path with the extension .csv. */
 int sb_records_open(sb_records *r, const char *json_path, json_t *context,
                     const sb_workload *w);

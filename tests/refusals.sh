@@ -21,6 +21,9 @@ printf '1.0 2\n2.0 x\n' > "$tmp/h.txt"
 refused "h.txt:2: count 'x' is not a number; write a whole number" "$sb" run procell --param histogram="$tmp/h.txt" $run
 printf '0.5 40\n' > "$tmp/t.txt"
 refused "t.txt:1: expected 3 fields 'proportion mean stddev', found 2; e.g." "$sb" run procell --param histogram="$corpus/procell_histogram/plain.txt" --param types="$tmp/t.txt" $run
+# a types value that is neither a preset nor a file: the presets named, and the file form
+refused "parameter types: 'm9' is not a preset (m1, m2, m3, m4) and not a file that opens (No such file or directory); give a preset, or the path of a file of 'proportion mean stddev' lines" \
+    "$sb" run procell --param histogram="$corpus/procell_histogram/plain.txt" --param types=m9 $run
 
 # rdme's model file
 printf 'lattice 8 8 8\nspacing 1e-8\ntimestep 1e-6\nspecies A\nparticle A 9 0 0\n' > "$tmp/m.rdme"

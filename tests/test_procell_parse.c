@@ -410,6 +410,28 @@ static void test_preset_unknown(void **state)
     }
 }
 
+/* The names the types parameter declares (`stagebench list` shows them) are the presets, and a
+ * value that is neither a preset nor a file is refused naming them and the file form. */
+static void test_preset_names_declared(void **state)
+{
+    (void)state;
+    char names[] = PC_TYPES_PRESETS;
+    int n = 0;
+    for (char *save = NULL, *name = strtok_r(names, "|", &save); name;
+         name = strtok_r(NULL, "|", &save), n++) {
+        pc_rules rules = {0};
+        assert_int_equal(pc_types_preset(name, &rules), 1);
+        assert_int_equal(pc_types_load(name, &rules), 0);
+    }
+    assert_int_equal(n, 4);
+    pc_rules rules = {.ntypes = -7};
+    sb_error_clear();
+    assert_int_equal(pc_types_load("m9", &rules), -1);
+    assert_int_equal(rules.ntypes, -7);
+    assert_non_null(strstr(sb_error(), "parameter types: 'm9' is not a preset (m1, m2, m3, m4)"));
+    assert_non_null(strstr(sb_error(), "or the path of a file of 'proportion mean stddev'"));
+}
+
 /* ---- the real histograms, when this machine has them ---- */
 
 static const char *shared_data(void)
@@ -539,6 +561,7 @@ int main(void)
         cmocka_unit_test(test_types_none),
         cmocka_unit_test(test_preset_contents),
         cmocka_unit_test(test_preset_unknown),
+        cmocka_unit_test(test_preset_names_declared),
     };
     const struct CMUnitTest real_data_tests[] = {
         cmocka_unit_test(test_real_ut1_bm),

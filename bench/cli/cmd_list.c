@@ -35,12 +35,53 @@ static void needs_text(unsigned needs, char *buf, size_t cap)
                                              : ",nccl");
 }
 
+/* The shortest %g that reads back as x: 4294967295 rather than 4.29497e+09, 1e-09 rather than
+ * 1.0000000000000001e-09, 100 rather than 1e+02. */
+static void shortest(double x, char *buf, size_t cap)
+{
+    char try[32];
+    buf[0] = '\0';
+    for (int digits = 17; digits >= 1; digits--) {
+        snprintf(try, sizeof try, "%.*g", digits, x);
+        if (strtod(try, NULL) == x && (!buf[0] || strlen(try) <= strlen(buf)))
+            snprintf(buf, cap, "%s", try);
+    }
+}
+
+/* What a parameter accepts: [min, max] for numbers (as the refusal of a value outside says it),
+ * the words of a choice, a preset or a file. */
+static void range_text(const sb_param_decl *d, char *buf, size_t cap)
+{
+    char lo[32], hi[32];
+    switch (d->type) {
+    case SB_PARAM_INT:
+    case SB_PARAM_FLOAT:
+        shortest(d->min, lo, sizeof lo);
+        shortest(d->max, hi, sizeof hi);
+        snprintf(buf, cap, "[%s, %s]", lo, hi);
+        break;
+    case SB_PARAM_CHOICE:
+        snprintf(buf, cap, "%s", d->choices);
+        break;
+    case SB_PARAM_PATH:
+    case SB_PARAM_TEXT_T:
+        if (d->choices)
+            snprintf(buf, cap, "%s or a file", d->choices);
+        else
+            snprintf(buf, cap, "%s", d->type == SB_PARAM_PATH ? "a file" : "text");
+        break;
+    }
+}
+
 static void list_workload(const sb_workload *w)
 {
-    printf("%s: %s\n  parameters (--param name=value):\n", w->name, w->summary);
+    printf("%s: %s\n  parameters (--param name=value):\n    %-18s %-10s %-22s %s\n", w->name,
+           w->summary, "name", "default", "range", "what");
     for (int i = 0; i < w->nparams; i++) {
         const sb_param_decl *d = &w->params[i];
-        printf("    %-18s %-10s %s\n", d->name, d->def ? d->def : "-", d->help);
+        char range[256];
+        range_text(d, range, sizeof range);
+        printf("    %-18s %-10s %-22s %s\n", d->name, d->def ? d->def : "-", range, d->help);
     }
     printf("  variants (reference: %s):\n    %-5s %-21s %-30s %s\n", w->reference, "stage",
            "name", "needs", "adds / source");

@@ -15,24 +15,33 @@
 
 static const char usage[] =
     "usage: stagebench run <workload> [options]\n"
-    "  --variant a,b|all  variants to measure (default all)\n"
+    "  --variant a,b|all  variants to measure (default all); repeated, the union of the lists\n"
     "  --param name=value a workload parameter (repeatable; `stagebench list` shows them)\n"
     "  --seed S           same as --param seed=S\n"
     "  --device N|all     GPU to time single-GPU variants on (default 0); all = each GPU\n"
     SB_MEASURE_OPTIONS_HELP
     "  --reference V      variant whose output validates the others (default the workload's\n"
     "                     CPU reference); a single-GPU variant for runs too long for the CPU\n"
-    "  --out FILE         records file (default results/runs/<workload>-<UTC time>.json)\n"
+    "  --out FILE         records file (default results/runs/<workload>-<UTC time>.json),\n"
+    "                     checked before anything runs: an existing one is replaced only if\n"
+    "                     stagebench wrote it (or it is empty)\n"
     "  --dump-output FILE the (validated) output, as text\n"
     SB_ISOLATE_OPTIONS_HELP
-    "  --quiet            no line per variant\n"
+    "  --quiet            no line per variant, no progress (else on stderr: k of N over the\n"
+    "                     variants x devices timed, or the repetitions; elapsed, time left)\n"
     "  --kernels          under each valid GPU result, the kernels of its validation run\n"
     "                     and of one more run after the samples, as they ran it (a CUDA\n"
     "                     graph's kernels too): launches, time, registers, local and\n"
     "                     shared memory, occupancy\n";
 
+/* The progress this process reports on (its own, or its parent's it resumed), whose live line
+ * an error's line replaces. */
+static sb_progress *active_progress;
+
 static int fail(void)
 {
+    if (active_progress)
+        sb_progress_clear(active_progress);
     fprintf(stderr, "stagebench run: %s\n", sb_error());
     return 2;
 }
@@ -71,18 +80,19 @@ static void print_repetitions(const char *path)
 
 /* `run ... --repetitions N`: the same command N times, each a process of its own writing its
  * own file, merged into `path` after every repetition (a run cut off keeps the repetitions it
- * finished). Returns the exit status. */
-static int run_repetitions(int argc, char **argv, int n, const char *path, int quiet)
+ * finished). Each repetition is an item of `progress` (this run's own, started here, or its
+ * parent's: a suite's line). Returns the exit status. */
+static int run_repetitions(int argc, char **argv, int n, const char *path, int quiet,
+                           sb_progress *progress, int own_progress)
 {
-    if (n > 64) {
-        sb_fail("--repetitions %d: at most 64", n);
-        return fail();
-    }
     char **child = calloc((size_t)argc + 6, sizeof *child), rep_paths[64][4096];
     const char *paths[64];
     if (!child)
         return fail();
     int worst = 0, merged = 0;
+    if (own_progress)
+        sb_progress_start(progress, progress->what, n, 0, 0, quiet);
+    active_progress = progress;
     for (int k = 0; k < n; k++) {
         int m = 0;
         child[m++] = "stagebench";
@@ -105,9 +115,22 @@ static int run_repetitions(int argc, char **argv, int n, const char *path, int q
         if (k > 0 || quiet)
             child[m++] = "--quiet";
         child[m] = NULL;
+        char label[48];
+        snprintf(label, sizeof label, "repetition %d of %d", k + 1, n);
+        sb_progress_clear(progress);
         if (!quiet)
             printf("repetition %d of %d (a process of its own)\n", k + 1, n);
+        fflush(stdout);
+        sb_progress_item(progress, label, 1);
+        /* on a terminal the repetition clears the live line before it prints a result */
+        if (progress->live && sb_progress_hand_over(progress, label, 1) != 0) {
+            free(child);
+            sb_fail("cannot hand the progress to repetition %d: out of environment space", k + 1);
+            return fail();
+        }
         int status = sb_run_repetition(child, k, n);
+        unsetenv(SB_PROGRESS_ENV);
+        sb_progress_done(progress);
         if (status < 0) {
             free(child);
             return fail();
@@ -116,10 +139,12 @@ static int run_repetitions(int argc, char **argv, int n, const char *path, int q
             free(child);
             return 2;
         }
-        if (status > 2)
+        if (status > 2) {
+            sb_progress_clear(progress);
             fprintf(stderr, "stagebench run: repetition %d of %d ended with status %d%s; the "
                     "others are kept\n", k + 1, n, status,
                     status > 128 ? " (a signal)" : "");
+        }
         worst = status > 2 ? 1 : status > worst ? status : worst;
         if ((merged = sb_merge_repetitions(paths, k + 1, n, path)) < 0) {
             free(child);
@@ -127,6 +152,10 @@ static int run_repetitions(int argc, char **argv, int n, const char *path, int q
         }
     }
     free(child);
+    if (own_progress)
+        sb_progress_end(progress);
+    else
+        sb_progress_clear(progress); /* the parent's: it goes on counting */
     for (int k = 0; k < n; k++) {
         char csv[4096];
         snprintf(csv, sizeof csv, "%.*s.csv", (int)(strlen(paths[k]) - 5), paths[k]);
@@ -152,11 +181,51 @@ static int process_rank(void)
 /* The options of `run WORKLOAD ...` as given. */
 typedef struct run_args {
     const char *variants, *device, *out, *dump, *reference;
+    char variant_union[1024]; /* the --variant lists so far, merged (variants points here) */
     const char *assignments[SB_MAX_PARAMS * 4]; /* --param's and --seed's, in order */
     int nassign, quiet, kernels;
     char seed_assignment[64];
     sb_measure_options opt;
 } run_args;
+
+/* One more --variant list: the union with those given before, in the order first named, each
+ * name once ("all" is every variant: the union is then all). A repeated --variant adds to the
+ * selection rather than replacing it, as a repeated --param adds a parameter. */
+static int add_variants(run_args *a, const char *list)
+{
+    char merged[sizeof a->variant_union], buf[sizeof a->variant_union];
+    size_t len = 0;
+    merged[0] = '\0';
+    if (!strcmp(list, "all") || (a->variants && !strcmp(a->variants, "all"))) {
+        a->variants = "all";
+        return 0;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        const char *from = pass == 0 ? (a->variants ? a->variants : "") : list;
+        if (strlen(from) >= sizeof buf)
+            return sb_fail("--variant %.40s...: a list longer than %zu characters; name fewer, "
+                           "or --variant all", from, sizeof buf - 1);
+        snprintf(buf, sizeof buf, "%s", from);
+        for (char *save = NULL, *name = strtok_r(buf, ",", &save); name;
+             name = strtok_r(NULL, ",", &save)) {
+            int seen = 0; /* already in the union: a whole name between commas */
+            for (const char *m = strstr(merged, name); m && !seen; m = strstr(m + 1, name))
+                seen = (m == merged || m[-1] == ',') && (m[strlen(name)] == ',' ||
+                                                         !m[strlen(name)]);
+            if (seen)
+                continue;
+            if (len + strlen(name) + 2 > sizeof merged)
+                return sb_fail("--variant %s: the variants named come to more than %zu "
+                               "characters; name fewer, or --variant all", list,
+                               sizeof merged - 1);
+            len += (size_t)snprintf(merged + len, sizeof merged - len, "%s%s", len ? "," : "",
+                                    name);
+        }
+    }
+    memcpy(a->variant_union, merged, len + 1);
+    a->variants = a->variant_union;
+    return 0;
+}
 
 /* argv[2...] into a; -1 (the error said) on an option that is unknown or lacks its value. */
 static int parse_options(int argc, char **argv, run_args *a)
@@ -191,9 +260,10 @@ static int parse_options(int argc, char **argv, run_args *a)
         }
         if (!value)
             return sb_fail("--%s needs a value (see stagebench run --help)", name);
-        if (strcmp(name, "variant") == 0)
-            a->variants = value;
-        else if ((strcmp(name, "param") == 0 || strcmp(name, "seed") == 0) &&
+        if (strcmp(name, "variant") == 0) {
+            if (add_variants(a, value) != 0)
+                return -1;
+        } else if ((strcmp(name, "param") == 0 || strcmp(name, "seed") == 0) &&
                  a->nassign == (int)(sizeof a->assignments / sizeof *a->assignments))
             return sb_fail("--%s %s: more than %d --param and --seed", name, value, a->nassign);
         else if (strcmp(name, "param") == 0)
@@ -215,9 +285,26 @@ static int parse_options(int argc, char **argv, run_args *a)
     return 0;
 }
 
+/* What the repetitions' processes would refuse, refused here once, before any of them starts
+ * and before the first progress line (a refusal stays one line): the devices, the variant list,
+ * the inputs (loaded and let go, as the isolated variants' parent does). */
+static int check_inputs(const sb_workload *w, const sb_params *params, const run_args *a,
+                        const sb_measure_options *opt)
+{
+    sb_devices devices;
+    if (sb_devices_select(&devices, a->device, 0) != 0)
+        return -1;
+    sb_point point = {w, params, a->variants, a->reference, NULL, opt, &devices, 1, 0, NULL, NULL};
+    void *model = NULL;
+    if (sb_point_check(&point) != 0 || w->load(params, &model) != 0)
+        return -1;
+    w->free_model(model);
+    return 0;
+}
+
 int sb_cmd_run(int argc, char **argv)
 {
-    run_args a = {.variants = "all"};
+    run_args a = {.variants = NULL};
     sb_measure_defaults(&a.opt);
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         fputs(usage, argc < 2 ? stderr : stdout);
@@ -226,6 +313,15 @@ int sb_cmd_run(int argc, char **argv)
     const sb_workload *w = sb_find_workload(argv[1]);
     if (!w || parse_options(argc, argv, &a) != 0)
         return fail();
+    if (!a.variants) /* none named: every variant */
+        a.variants = "all";
+    /* A parent's progress handed over (a suite's line, a repetition's or an isolated variant's
+     * process): this process reports on it, rather than on a progress of its own. */
+    sb_progress progress = {0};
+    char what[96];
+    int resumed = sb_progress_resume(&progress, a.quiet);
+    if (resumed)
+        active_progress = &progress;
     sb_measure_options opt = a.opt;
     int quiet = a.quiet, kernels = a.kernels;
 
@@ -249,45 +345,69 @@ int sb_cmd_run(int argc, char **argv)
     for (int i = 0; i < a.nassign; i++)
         if (sb_params_assign(&params, a.assignments[i]) != 0)
             return fail();
+    /* Where the records go, checked before anything is measured: a path that cannot take them
+     * would otherwise end the run at its first record, the measuring done for nothing. */
+    char path[4096], label[4200];
+    if (a.out)
+        snprintf(path, sizeof path, "%s", a.out);
+    else
+        sb_default_run_path(w->name, ".json", path, sizeof path);
+    snprintf(label, sizeof label, a.out ? "--out %s" : "the records file %s (--out names another)",
+             path);
+    if (sb_records_check_path(path, label) != 0)
+        return fail();
     if (opt.repetitions > 1 && sb_repetition_index(NULL) == 0 && !getenv(SB_REPETITION_ENV)) {
         if (process_rank() > 0 || getenv("OMPI_COMM_WORLD_SIZE")) {
             sb_fail("--repetitions under mpirun: run mpirun once per repetition instead (each "
                     "is then a process of its own)");
             return fail();
         }
-        char path[4096];
-        if (a.out)
-            snprintf(path, sizeof path, "%s", a.out);
-        else
-            sb_default_run_path(w->name, ".json", path, sizeof path);
-        return run_repetitions(argc, argv, opt.repetitions, path, quiet);
+        if (opt.repetitions > 64) {
+            sb_fail("--repetitions %d: at most 64", opt.repetitions);
+            return fail();
+        }
+        if (check_inputs(w, &params, &a, &opt) != 0)
+            return fail();
+        snprintf(what, sizeof what, "run %s", w->name);
+        if (!resumed)
+            progress.what = what;
+        return run_repetitions(argc, argv, opt.repetitions, path, quiet, &progress, !resumed);
     }
 
     sb_devices devices;
     if (sb_devices_select(&devices, a.device, !opt.isolate) != 0)
         return fail();
     sb_point point = {w,    &params,  a.variants, a.reference, a.dump,
-                      &opt, &devices, quiet,      kernels,     isolated};
+                      &opt, &devices, quiet,      kernels,     isolated, NULL};
     if (sb_point_check(&point) != 0)
         return fail();
 
-    char path[4096];
     int rank = process_rank();
     if (rank > 0) { /* a private file, removed below */
         const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
         snprintf(path, sizeof path, "%s/stagebench-rank%d-%ld.json", tmp, rank, (long)getpid());
         point.dump_output = NULL;
         point.quiet = quiet = 1;
+        progress.quiet = 1;
         if (!freopen("/dev/null", "w", stdout))
             return fail();
-    } else if (a.out)
-        snprintf(path, sizeof path, "%s", a.out);
-    else
-        sb_default_run_path(w->name, ".json", path, sizeof path);
+    }
+    /* k of N over the variants and devices it times: its own, for a run the user started; a
+     * repetition's or an isolated variant's process counts on its parent's, or on none */
+    if (resumed) {
+        point.progress = &progress;
+    } else if (!isolated && !getenv(SB_REPETITION_ENV)) {
+        snprintf(what, sizeof what, "run %s", w->name);
+        progress.what = what;
+        progress.quiet = quiet;
+        point.progress = active_progress = &progress; /* started once the inputs have loaded */
+    }
     sb_records records;
     json_t *context = sb_context_json(argc, argv, devices.info, devices.count, &opt);
     if (!context || sb_records_open(&records, path, context, w) != 0)
         return fail();
+    if (active_progress) /* a parent's live line makes way for this run's lines */
+        sb_progress_clear(active_progress);
     if (isolated)
         ; /* the parent says what the run is */
     else if (!quiet && devices.count)
@@ -306,6 +426,8 @@ int sb_cmd_run(int argc, char **argv)
     }
     if (rc != 0)
         return fail();
+    if (active_progress)
+        sb_progress_clear(active_progress);
     if (!isolated)
         printf("%d valid, %d invalid, %d failed, %d skipped; records: %s (and .csv)\n",
                outcome.valid, outcome.invalid, outcome.failed, outcome.skipped, path);

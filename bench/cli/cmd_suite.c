@@ -11,14 +11,16 @@
 #include "../../harness/json.h"
 #include "../../harness/repeat.h"
 #include "commands.h"
+#include "../run/progress.h"
 #include "../run/runner.h"
 #include "../run/suite.h"
 
 /* Every line of the suite, each with `repetitions` processes, into dir/NN-<workload>.json;
- * `extra` options are added to every line. The worst exit status of the runs; 2 at once on a
- * line its run refused. */
+ * `extra` options are added to every line. Each repetition of each line is an item of
+ * `progress`: a line's run counts its repetitions on it (handed over through the environment).
+ * The worst exit status of the runs; 2 at once on a line its run refused. */
 static int run_suite(const sb_suite *s, int repetitions, const char *dir, char **extra, int nextra,
-                     int quiet)
+                     int quiet, sb_progress *progress)
 {
     int worst = 0;
     char reps[16];
@@ -44,11 +46,21 @@ static int run_suite(const sb_suite *s, int repetitions, const char *dir, char *
         if (quiet)
             argv[m++] = "--quiet";
         argv[m] = NULL;
+        sb_progress_clear(progress);
         if (!quiet)
             printf("suite %s:%ld: stagebench run %s ... (%d repetitions)\n", s->path, l->number,
                    l->field[0], repetitions);
+        fflush(stdout);
+        char label[160];
+        snprintf(label, sizeof label, "line %ld (%s)", l->number, l->field[0]);
+        if (sb_progress_hand_over(progress, label, 0) != 0)
+            return sb_fail("cannot hand the progress to the run of %s:%ld: out of environment "
+                           "space", s->path, l->number);
         snprintf(what, sizeof what, "the run of %s:%ld", s->path, l->number);
         int status = sb_run_self(argv, what);
+        unsetenv(SB_PROGRESS_ENV);
+        /* the line's repetitions have ended, however it went */
+        sb_progress_skip(progress, repetitions, repetitions);
         if (status < 0)
             return -1;
         if (status == 2)
@@ -122,8 +134,9 @@ static const char suite_usage[] =
     "Runs every line of FILE (the arguments of one `stagebench run` each; ${NAME} is the\n"
     "environment's NAME), each with N repetitions in separate processes (default 5), into\n"
     "DIR/NN-<workload>.json (default results/runs/suite-<UTC time>/). Options it does not know\n"
-    "go to every run (e.g. --max-noise 0.05). Exit status: the worst of the runs' (1: a variant\n"
-    "failed or was invalid), 2 on a line a run refused.\n";
+    "go to every run (e.g. --max-noise 0.05). Progress on stderr, k of N over the lines x\n"
+    "repetitions (none with --quiet). Exit status: the worst of the runs' (1: a variant failed or\n"
+    "was invalid), 2 on a line a run refused.\n";
 
 int sb_cmd_suite(int argc, char **argv)
 {
@@ -146,13 +159,20 @@ int sb_cmd_suite(int argc, char **argv)
         snprintf(dir, sizeof dir, "%s", a.out);
     else
         sb_default_run_path("suite", "", dir, sizeof dir);
-    rc = run_suite(&s, a.repetitions, dir, a.extra, a.nextra, a.quiet);
+    sb_progress progress;
+    char what[2100];
+    snprintf(what, sizeof what, "suite %s", a.file);
+    sb_progress_start(&progress, what, s.n * a.repetitions, 0, 0, a.quiet);
+    rc = run_suite(&s, a.repetitions, dir, a.extra, a.nextra, a.quiet, &progress);
+    int lines = s.n; /* sb_suite_free counts them down to 0 */
     sb_suite_free(&s);
     if (rc < 0) {
+        sb_progress_clear(&progress);
         fprintf(stderr, "stagebench suite: %s\n", sb_error());
         return 2;
     }
-    printf("suite %s: %d runs with %d repetitions each, records in %s/\n", a.file, s.n,
+    sb_progress_end(&progress);
+    printf("suite %s: %d runs with %d repetitions each, records in %s/\n", a.file, lines,
            a.repetitions, dir);
     return rc;
 }
@@ -198,18 +218,29 @@ int sb_cmd_calibrate(int argc, char **argv)
             snprintf(dir, sizeof dir, "%s", a.records);
         else
             sb_default_run_path("calibration", "", dir, sizeof dir);
+        /* one progress over both halves: each repetition of each line, twice */
+        sb_progress progress;
+        char what[2100];
+        snprintf(what, sizeof what, "calibrate %s", a.file);
+        sb_progress_start(&progress, what, 2 * s.n * a.repetitions, 0, 0, a.quiet);
         for (int h = 0; h < 2 && rc >= 0 && rc != 2; h++) {
             snprintf(halves[h], sizeof halves[h], "%s/%c", dir, 'a' + h);
             paths[h] = halves[h];
+            sb_progress_clear(&progress);
             printf("calibrate: half %c of the A-vs-A\n", 'A' + h);
-            int status = run_suite(&s, a.repetitions, halves[h], a.extra, a.nextra, a.quiet);
+            /* before each item's label: which half */
+            snprintf(progress.prefix, sizeof progress.prefix, "half %c", 'A' + h);
+            int status = run_suite(&s, a.repetitions, halves[h], a.extra, a.nextra, a.quiet,
+                                   &progress);
             rc = status < 0 || status == 2 ? status : rc > status ? rc : status;
         }
         sb_suite_free(&s);
         if (rc < 0 || rc == 2) {
+            sb_progress_clear(&progress);
             fprintf(stderr, "stagebench calibrate: %s\n", sb_error());
             return 2;
         }
+        sb_progress_end(&progress);
         npaths = 2;
     }
     if (a.out)

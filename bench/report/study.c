@@ -834,7 +834,8 @@ static int run_sweep(const study *s, const study_run *run, const char *dir, int 
                           &devices,
                           quiet,
                           0 /* kernel tables: `run --kernels` only */,
-                          NULL};
+                          NULL,
+                          NULL /* progress: none here */};
         sb_point_outcome o = {0, 0, 0, 0, 0, 0};
         if ((rc = sb_point_check(&point)) || (rc = sb_point_run(&point, &records, &o)))
             break;

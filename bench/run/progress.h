@@ -17,6 +17,10 @@ typedef struct sb_progress {
     double expected_s; /* the caller's estimate of the whole, 0: none */
     int quiet, live;   /* live: stderr is a terminal */
     FILE *out;
+    char prefix[256]; /* before each item's label: the parent's item this process does
+                         (sb_progress_resume), or what the caller sets ("half A") */
+    int resumed, part; /* a parent's progress: its live line may be on the terminal (cleared even
+                          when quiet); part: this process does part of its current item */
 } sb_progress;
 
 /* Starts counting `total` items of expected cost `weight_total` in all (<= 0: one each);
@@ -30,6 +34,27 @@ void sb_progress_item(sb_progress *p, const char *label, double weight);
 void sb_progress_done(sb_progress *p);
 /* The last line: "what: 12 of 12 done in 3 min 04 s". */
 void sb_progress_end(sb_progress *p);
+/* On a terminal, erases the live line, so that what is printed next (on stdout, by this process
+ * or a child) starts on a line of its own; the next item writes it again. Nothing otherwise. */
+void sb_progress_clear(sb_progress *p);
+
+/* A child process that does some of its parent's items (a suite's line: `run --repetitions N`,
+ * a repetition an item), or part of one (a repetition's process, an isolated variant's: on a
+ * terminal, where its result's line must clear the parent's live line), reports on its
+ * parent's progress rather than on one of its own: before starting it the parent puts its
+ * state in the child's environment (SB_PROGRESS_ENV), with `label` to put before the child's
+ * item labels; the child resumes it; after the child ends the parent counts what it did
+ * (sb_progress_skip for items, sb_progress_done for its own item). A child doing part of one
+ * item shows its items as that item's parts: the live line relabelled, nothing counted. */
+#define SB_PROGRESS_ENV "SB_PROGRESS"
+/* 0, or -1 when the environment cannot take it. Quiet: the variable is taken away. */
+int sb_progress_hand_over(const sb_progress *p, const char *label, int part);
+/* 1 when the environment holds a parent's state: p goes on with it, quiet if told; the variable
+ * is taken away (this process's children are handed its own). 0 otherwise, p untouched. */
+int sb_progress_resume(sb_progress *p, int quiet);
+/* `items` more ended, of expected cost `weight` in all (<= 0: one each), without a line. */
+void sb_progress_skip(sb_progress *p, int items, double weight);
+
 /* "1 h 02 min", "12 min 03 s", "41 s"; "?" for a negative or infinite time. */
 void sb_format_duration(double seconds, char *out, size_t cap);
 

@@ -1,5 +1,6 @@
 #include "runner.h"
 
+#include <errno.h>
 #include <glob.h>
 #include <math.h>
 #include <stdio.h>
@@ -223,11 +224,19 @@ static void print_result(const sb_result *res, const sb_point *p)
     fflush(stdout);
 }
 
+/* Before a line of this point's: the progress's live line, if there is one, makes way. */
+static void clear_live(const sb_point *p)
+{
+    if (p->progress)
+        sb_progress_clear(p->progress);
+}
+
 static int record(sb_records *records, sb_result *res, const sb_point *p, sb_point_outcome *o,
                   int named, const sb_variant *ref)
 {
     if (res->against)
         res->against = ref->name;
+    clear_live(p); /* the result's line in place of the live one */
     if (!p->quiet)
         print_result(res, p);
     o->valid += res->status == SB_VALID;
@@ -308,6 +317,51 @@ static int make_jobs(const sb_point *p, const sb_variant **list, int n, const sb
     return count;
 }
 
+/* Whether job j is timed here, an item of the point's progress: not kept from an earlier
+ * session, and not a GPU variant on a machine without a GPU (skipped at once). */
+static int timed(const job *j)
+{
+    return !j->kept && !((j->v->needs & SB_NEEDS_GPU) && j->ndevices == 0);
+}
+
+/* Starts the point's own progress (p->progress not started by the caller) over its jobs. */
+static void progress_start(const sb_point *p, const job *jobs, int njobs)
+{
+    sb_progress *g = p->progress;
+    if (!g || g->total > 0)
+        return;
+    int n = 0;
+    for (int i = 0; i < njobs; i++)
+        n += timed(&jobs[i]);
+    sb_progress_start(g, g->what, n, 0, 0, g->quiet);
+}
+
+/* Job j's item begins (when it is one): "gpu", "gpu/device:1". */
+static void progress_item(const sb_point *p, const job *j)
+{
+    char label[160];
+    if (!p->progress || !timed(j))
+        return;
+    snprintf(label, sizeof label, "%s%s", j->v->name, j->suffix);
+    sb_progress_item(p->progress, label, 1);
+}
+
+static void progress_done(const sb_point *p, const job *j)
+{
+    if (p->progress && timed(j))
+        sb_progress_done(p->progress);
+}
+
+/* Ends the point's own progress (one the point started): its last line, or, when the point
+ * stops on an error, the live line cleared for the error's. */
+static void progress_end(const sb_point *p, int own, int ok)
+{
+    if (own && ok)
+        sb_progress_end(p->progress);
+    else if (own)
+        sb_progress_clear(p->progress);
+}
+
 /* A record kept from an earlier session: counted, and said. */
 static void keep(const job *j, const sb_point *p, sb_point_outcome *o, int named)
 {
@@ -316,6 +370,7 @@ static void keep(const job *j, const sb_point *p, sb_point_outcome *o, int named
     o->invalid += !strcmp(j->kept, "invalid");
     o->skipped += !strcmp(j->kept, "skipped");
     o->refused_named += named && !strcmp(j->kept, "skipped");
+    clear_live(p);
     if (!p->quiet)
         printf("  %-48s kept     %s (recorded before; --resume)\n", j->name, j->kept);
 }
@@ -461,6 +516,7 @@ static int run_isolated(const sb_point *p, const job *j, const sb_variant *ref, 
         *status = counts[SB_VALID] ? SB_VALID : counts[SB_INVALID] ? SB_INVALID
                   : counts[SB_SKIPPED]                              ? SB_SKIPPED
                                                                     : SB_FAILED;
+        clear_live(p);
         if (!end.exited)
             fprintf(stderr, "stagebench: %s: its process ended with signal %d (%s) after "
                     "writing its record, which is kept\n",
@@ -503,9 +559,12 @@ static int run_point_isolated(const sb_point *p, sb_records *records, sb_point_o
     if (w->load(p->params, &model) != 0)
         return -1;
     w->free_model(model);
+    int own = p->progress && p->progress->total == 0;
+    progress_start(p, jobs, njobs);
     int gpu_listed = 0, dumped = !p->dump_output, rc = 0;
     for (int i = 0; i < njobs; i++)
         gpu_listed |= !jobs[i].kept && (jobs[i].v->needs & SB_NEEDS_GPU) != 0;
+    clear_live(p);
     if (gpu_listed && p->devices->count == 0 && !p->quiet)
         printf("  GPU variants skipped: %s\n", sb_no_device_reason());
     for (int i = 0; i < njobs && rc == 0; i++) {
@@ -521,11 +580,19 @@ static int run_point_isolated(const sb_point *p, sb_records *records, sb_point_o
             rc = record(records, &res, p, o, named, ref);
             continue;
         }
-        rc = run_isolated(p, j, ref, !dumped, records, o, named, &status);
+        progress_item(p, j);
+        /* on a terminal its process clears the live line before it prints its result */
+        if (p->progress && p->progress->live && sb_progress_hand_over(p->progress, "", 1) != 0)
+            rc = sb_fail("cannot hand the progress to a variant's process: %s", strerror(errno));
+        if (rc == 0)
+            rc = run_isolated(p, j, ref, !dumped, records, o, named, &status);
+        unsetenv(SB_PROGRESS_ENV);
+        progress_done(p, j);
         dumped |= status != SB_FAILED;
         if (rc == 0 && j->v == ref && status != SB_VALID)
             break; /* nothing can be validated: the point ends, failed */
     }
+    progress_end(p, own, rc == 0);
     char dir[4096];
     isolated_dir(records, dir, sizeof dir);
     rmdir(dir);
@@ -566,6 +633,8 @@ int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *o)
         free(jobs);
         return -1;
     }
+    int own = p->progress && p->progress->total == 0;
+    progress_start(p, jobs, njobs);
     rc = -1;
     ref_out = w->output_new(model);
     out = w->output_new(model);
@@ -578,11 +647,14 @@ int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *o)
         /* The reference output: from timing the reference when it is selected... */
         const job *j = &jobs[0];
         sb_result res;
+        progress_item(p, j);
         sb_measure(w, ref, model, p->params, j->devices, j->ndevices, j->info, NULL, ref_out,
                    p->opt, &res);
         snprintf(res.name, sizeof res.name, "%s", j->name);
         int ok = res.status == SB_VALID;
-        if (record(records, &res, p, o, named, ref) != 0)
+        int recorded = record(records, &res, p, o, named, ref);
+        progress_done(p, j);
+        if (recorded != 0)
             goto done;
         if (!ok) { /* nothing can be validated: the point ends, failed */
             rc = 0;
@@ -598,6 +670,7 @@ int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *o)
         if (sb_run_once(w, ref, model, p->params, ref_gpu ? &devs->selected[0] : NULL, ref_gpu,
                         ref_out) != 0) {
             if (!p->isolated_suffix) {
+                clear_live(p);
                 fprintf(stderr, "stagebench: the reference failed, nothing validated: %s\n",
                         sb_error());
                 o->failed++;
@@ -629,6 +702,7 @@ int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *o)
     int gpu_listed = 0;
     for (int i = first; i < njobs; i++)
         gpu_listed |= !jobs[i].kept && (jobs[i].v->needs & SB_NEEDS_GPU) != 0;
+    clear_live(p);
     if (gpu_listed && devs->count == 0 && !p->quiet)
         printf("  GPU variants skipped: %s\n", sb_no_device_reason());
     for (int i = first; i < njobs; i++) {
@@ -638,14 +712,18 @@ int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *o)
             continue;
         }
         sb_result res;
+        progress_item(p, j);
         sb_measure(w, j->v, model, p->params, j->devices, j->ndevices, j->info, ref_out, out,
                    p->opt, &res);
         snprintf(res.name, sizeof res.name, "%s", j->name);
-        if (record(records, &res, p, o, named, ref) != 0)
+        int recorded = record(records, &res, p, o, named, ref);
+        progress_done(p, j);
+        if (recorded != 0)
             goto done;
     }
     rc = 0;
 done:
+    progress_end(p, own, rc == 0);
     if (ref_out)
         w->output_free(ref_out);
     if (out)

@@ -7,6 +7,7 @@
 #include "../../harness/measure.h"
 #include "../../harness/record.h"
 #include "paths.h" /* sb_default_run_path */
+#include "progress.h"
 
 typedef struct sb_devices {
     int count;                    /* visible GPUs */
@@ -35,6 +36,11 @@ typedef struct sb_point {
      * suffix ("/device:N" where the parent covers several devices), and a reference that fails
      * is recorded as the variant's failure. NULL otherwise. */
     const char *isolated_suffix;
+    /* Progress, an item per record the point times (a variant on a device; not those kept, nor
+     * GPU variants on a machine without one), each labelled with its variant; NULL for none.
+     * One not started yet (total 0; what and quiet set) the point starts itself once its
+     * inputs have loaded, so that a refused input is still one line, and ends. */
+    sb_progress *progress;
 } sb_point;
 
 typedef struct sb_point_outcome {

@@ -64,6 +64,11 @@ int pc_parse_histogram(const char *path, pc_histogram_row **rows, int *nrows);
 int pc_parse_types(const char *path, pc_rules *rules);
 /* m1..m4: the published ProCell parameter sets; 0 when `name` is not one of them. */
 int pc_types_preset(const char *name, pc_rules *rules);
+/* Their names, as the types parameter declares them (`stagebench list` shows them). */
+#define PC_TYPES_PRESETS "m1|m2|m3|m4"
+/* The types parameter's value: a preset, else a types file. A value that is neither (a mistyped
+ * preset, a missing file) is refused naming the presets and the file form. */
+int pc_types_load(const char *value, pc_rules *rules);
 
 /* Builds the model (model.c): replicate multiplies counts; phi_min < 0 means "from the data". */
 int pc_model_build(pc_model *m, const pc_histogram_row *rows, int nrows, uint64_t replicate,

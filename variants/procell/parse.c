@@ -280,3 +280,23 @@ int pc_types_preset(const char *name, pc_rules *rules)
     }
     return 0;
 }
+
+int pc_types_load(const char *value, pc_rules *rules)
+{
+    if (pc_types_preset(value, rules))
+        return 0;
+    FILE *f = fopen(value, "r");
+    if (!f) {
+        /* "cannot open m9" alone hides that a preset was the likelier meaning */
+        int e = errno;
+        char names[64] = "";
+        for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                     presets[i].name);
+        return sb_fail("parameter types: '%s' is not a preset (%s) and not a file that opens "
+                       "(%s); give a preset, or the path of a file of 'proportion mean stddev' "
+                       "lines", value, names, strerror(e));
+    }
+    fclose(f);
+    return pc_parse_types(value, rules);
+}

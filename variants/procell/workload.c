@@ -13,7 +13,7 @@
 static const sb_param_decl params[] = {
     {"histogram", SB_PARAM_PATH, NULL, 0, 0, NULL,
      "initial fluorescence histogram: 'fluorescence count' lines"},
-    {"types", SB_PARAM_TEXT_T, "m4", 0, 0, NULL,
+    {"types", SB_PARAM_TEXT_T, "m4", 0, 0, PC_TYPES_PRESETS,
      "cell types: m1..m4 (published ProCell sets) or a file of 'proportion mean stddev' lines"},
     {"t_max", SB_PARAM_FLOAT, "240", 1e-9, 1e6, NULL, "simulated hours"},
     {"phi_min", SB_PARAM_FLOAT, NULL, 0, 1e300, NULL,
@@ -48,7 +48,7 @@ static int load(const sb_params *p, void **out)
     const char *hist = sb_param_text(p, "histogram"), *types = sb_param_text(p, "types");
     snprintf(m->histogram_path, sizeof m->histogram_path, "%s", hist);
     snprintf(m->types_desc, sizeof m->types_desc, "%s", types);
-    if (!pc_types_preset(types, &m->rules) && pc_parse_types(types, &m->rules) != 0)
+    if (pc_types_load(types, &m->rules) != 0)
         goto fail;
     if (pc_parse_histogram(hist, &rows, &nrows) != 0)
         goto fail;
