@@ -138,8 +138,10 @@ expect 1 "ci-gate: a slow head" sh bench/scripts/ci-gate --base-program "$tmp/ba
 grep -q "Verdict: regression" "$tmp/out" || fail "ci-gate: regression"
 grep -q "### Trend (not the verdict)" "$tmp/out" || fail "ci-gate: the trend section"
 grep -q "No committed baseline" "$tmp/out" || fail "ci-gate: says there is no baseline"
-expect 0 "ci-gate: the same head" sh bench/scripts/ci-gate --base-program "$tmp/base" --head-program "$tmp/same" \
-    --out "$tmp/ci-same" --history "$tmp/h.sqlite" --baseline "$tmp/baseline" --update-baseline
+# from another folder, the suite named relative to it
+(cd "$tmp" && SB_GATE_SUITE=suite expect 0 "ci-gate: the same head" sh "$here/../bench/scripts/ci-gate" \
+    --base-program base --head-program same --out ci-same --history h.sqlite --baseline baseline \
+    --update-baseline)
 [ -f "$tmp/baseline/calibration.json" ] && [ -f "$tmp/baseline/01-w1.json" ] || fail "--update-baseline writes the baseline"
 # --records: decided again from a gate's folder, written to --out only; relative paths from
 # another folder
