@@ -447,12 +447,7 @@ int sb_records_open(sb_records *r, const char *json_path, json_t *context, const
     memset(r, 0, sizeof *r);
     r->workload = w;
     snprintf(r->json_path, sizeof r->json_path, "%s", json_path);
-    snprintf(r->csv_path, sizeof r->csv_path, "%s", json_path);
-    char *dot = strrchr(r->csv_path, '.');
-    char *slash = strrchr(r->csv_path, '/');
-    if (dot && (!slash || dot > slash))
-        *dot = '\0';
-    strncat(r->csv_path, ".csv", sizeof r->csv_path - strlen(r->csv_path) - 1);
+    sb_records_sibling(json_path, ".csv", r->csv_path, sizeof r->csv_path);
     r->benchmarks = json_array();
     r->doc = json_pack("{s:o, s:O}", "context", context, "benchmarks", r->benchmarks);
     if (!r->doc)
@@ -636,9 +631,10 @@ int sb_records_merge(sb_records *r, const char *child_json, int counts[4])
         return 0; /* nothing usable: the caller records the process' end */
     }
     char csv_path[4096];
-    size_t len = strlen(child_json), csv_len = 0, header_len = 0;
+    size_t csv_len = 0, header_len = 0;
     snprintf(csv_path, sizeof csv_path, "%.*s.csv",
-             (int)(len > 5 && !strcmp(child_json + len - 5, ".json") ? len - 5 : len), child_json);
+             (int)(sb_is_json_name(child_json) ? sb_records_stem(child_json) : strlen(child_json)),
+             child_json);
     char *csv = read_file(csv_path, &csv_len);
     const char **starts = NULL, **ends = NULL;
     int nrows = csv ? csv_split(csv, csv_len, &starts, &ends, &header_len) : 0;

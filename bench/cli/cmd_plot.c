@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../../cuda/base/error.h"
+#include "../../harness/json.h"
 #include "../report/plot.h"
 #include "commands.h"
 
@@ -105,11 +106,8 @@ int sb_cmd_plot(int argc, char **argv)
         return 0;
     }
     if (rc == 0 && !r.out_prefix) {
-        size_t len = strlen(inputs[0]);
-        if (len > 5 && strcmp(inputs[0] + len - 5, ".json") == 0)
-            len -= 5;
-        else if (len > 8 && strcmp(inputs[0] + len - 8, ".json.xz") == 0)
-            len -= 8;
+        size_t len =
+            sb_is_json_name(inputs[0]) ? sb_records_stem(inputs[0]) : strlen(inputs[0]);
         snprintf(out_prefix, sizeof out_prefix, "%.*s-%s", (int)len, inputs[0],
                  r.kind == SB_PLOT_SERIES && r.series ? r.series : sb_plot_kind_name(r.kind));
         r.out_prefix = out_prefix;
