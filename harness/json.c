@@ -132,6 +132,22 @@ int sb_is_json_name(const char *name)
     return has_suffix(name, ".json") || has_suffix(name, ".json.xz");
 }
 
+size_t sb_records_stem(const char *path)
+{
+    size_t n = strlen(path);
+    if (has_suffix(path, ".json.xz"))
+        return n - 8;
+    if (has_suffix(path, ".json"))
+        return n - 5;
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    return dot && (!slash || dot > slash) ? (size_t)(dot - path) : n;
+}
+
+void sb_records_sibling(const char *records, const char *ext, char *out, size_t cap)
+{
+    snprintf(out, cap, "%.*s%s", (int)sb_records_stem(records), records, ext);
+}
+
 int sb_glob_records(const char *pattern, glob_t *g)
 {
     int rc = glob(pattern, 0, NULL, g);

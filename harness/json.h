@@ -33,6 +33,12 @@ char *sb_read_xz(const char *path, size_t *len);
 /* glob(3) of a records pattern: where "X.json" matches nothing, "X.json.xz" (records committed
  * compressed). glob's return value; g to globfree when 0. */
 int sb_glob_records(const char *pattern, glob_t *g);
+/* The length of a records file's name without .json or .json.xz (committed records are
+ * compressed, and their CSV view is X.csv either way); another name without its last extension.
+ * Every name derived from a records file's (its CSV view, a repetition's file) goes through it. */
+size_t sb_records_stem(const char *path);
+/* X.json or X.json.xz -> X<ext> ("X.csv"), written to out. */
+void sb_records_sibling(const char *records, const char *ext, char *out, size_t cap);
 /* 1 when name ends in .json or .json.xz (a records file's name, compressed or not). */
 int sb_is_json_name(const char *name);
 /* Creates the directory part of path (mkdir -p). */

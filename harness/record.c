@@ -444,17 +444,6 @@ static int csv_row(sb_records *r, const sb_result *res)
     return rc || csv_append(r, "\n") ? -1 : 0;
 }
 
-/* The CSV view's path: json_path with its extension replaced by .csv. */
-static void csv_path_of(const char *json_path, char *out, size_t cap)
-{
-    snprintf(out, cap, "%s", json_path);
-    char *dot = strrchr(out, '.');
-    char *slash = strrchr(out, '/');
-    if (dot && (!slash || dot > slash))
-        *dot = '\0';
-    strncat(out, ".csv", cap - strlen(out) - 1);
-}
-
 /* 1 when the file at path (regular, not empty) is what stagebench writes there: records (a JSON
  * object with a benchmarks array) or, csv set, their CSV view (its header's first columns). */
 static int written_by_stagebench(const char *path, int csv)
@@ -510,7 +499,7 @@ int sb_records_check_path(const char *json_path, const char *label)
     if (json_path[len - 1] == '/')
         return sb_fail("%s: a folder; name a records file in it, e.g. %srun.json", label,
                        json_path);
-    csv_path_of(json_path, csv, sizeof csv);
+    sb_records_sibling(json_path, ".csv", csv, sizeof csv);
     if (check_existing(json_path, label, 0) != 0 || check_existing(csv, label, 1) != 0)
         return -1;
     /* The folder, or the nearest folder above it that exists (the run makes those below): both
@@ -547,7 +536,7 @@ int sb_records_open(sb_records *r, const char *json_path, json_t *context, const
     memset(r, 0, sizeof *r);
     r->workload = w;
     snprintf(r->json_path, sizeof r->json_path, "%s", json_path);
-    csv_path_of(json_path, r->csv_path, sizeof r->csv_path);
+    sb_records_sibling(json_path, ".csv", r->csv_path, sizeof r->csv_path);
     r->benchmarks = json_array();
     r->doc = json_pack("{s:o, s:O}", "context", context, "benchmarks", r->benchmarks);
     if (!r->doc)
@@ -731,9 +720,10 @@ int sb_records_merge(sb_records *r, const char *child_json, int counts[4])
         return 0; /* nothing usable: the caller records the process' end */
     }
     char csv_path[4096];
-    size_t len = strlen(child_json), csv_len = 0, header_len = 0;
+    size_t csv_len = 0, header_len = 0;
     snprintf(csv_path, sizeof csv_path, "%.*s.csv",
-             (int)(len > 5 && !strcmp(child_json + len - 5, ".json") ? len - 5 : len), child_json);
+             (int)(sb_is_json_name(child_json) ? sb_records_stem(child_json) : strlen(child_json)),
+             child_json);
     char *csv = read_file(csv_path, &csv_len);
     const char **starts = NULL, **ends = NULL;
     int nrows = csv ? csv_split(csv, csv_len, &starts, &ends, &header_len) : 0;

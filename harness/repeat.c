@@ -31,9 +31,7 @@ int sb_repetition_index(int *count)
 
 void sb_repetition_path(const char *out_json, int k, char *path, unsigned cap)
 {
-    size_t len = strlen(out_json);
-    if (len > 5 && strcmp(out_json + len - 5, ".json") == 0)
-        len -= 5;
+    size_t len = sb_is_json_name(out_json) ? sb_records_stem(out_json) : strlen(out_json);
     snprintf(path, cap, "%.*s.rep%d.json", (int)len, out_json, k);
 }
 
@@ -302,7 +300,7 @@ int sb_merge_repetitions(const char *const *paths, int n, int total, const char 
         json_decref(doc);
 
         char csv_path[4096];
-        snprintf(csv_path, sizeof csv_path, "%.*s.csv", (int)(strlen(paths[k]) - 5), paths[k]);
+        sb_records_sibling(paths[k], ".csv", csv_path, sizeof csv_path);
         if (append_csv(csv_f, csv_path, k, merged_count == 0) != 0)
             goto done;
         merged_count++;
@@ -328,8 +326,7 @@ int sb_merge_repetitions(const char *const *paths, int n, int total, const char 
     csv_f = NULL;
     char out_csv[4096];
     snprintf(out_csv, sizeof out_csv, "%.*s.csv",
-             (int)(strlen(out_json) - (strlen(out_json) > 5 &&
-                                       !strcmp(out_json + strlen(out_json) - 5, ".json") ? 5 : 0)),
+             (int)(sb_is_json_name(out_json) ? sb_records_stem(out_json) : strlen(out_json)),
              out_json);
     if (sb_json_write_atomic(out_json, merged) != 0 || sb_write_atomic(out_csv, csv, csv_len) != 0)
         goto done;

@@ -170,6 +170,12 @@ typedef struct sb_workload {
     const char *const *csv_phases;
     /* --dump-output PATH: written atomically; a workload may add files beside it (PATH.*). */
     int (*output_write)(const void *model, const void *out, const char *path);
+    /* The input file parameter i names at this point, or NULL where it names none (unset, or a
+     * preset such as procell's types=m4); *hint: how to get the file when it is missing (NULL:
+     * nothing to say). For the checks made before anything runs (`study --check`), which look at
+     * whether the file is there without reading it. NULL: every set SB_PARAM_PATH parameter
+     * names a file (sb_input_file). */
+    const char *(*input_file)(const sb_params *p, int i, const char **hint);
 } sb_workload;
 
 const sb_variant *sb_find_variant(const sb_workload *w, const char *name);

@@ -25,7 +25,12 @@ has() { # TEXT: a line of goals.md holds it
     grep -qF -- "$1" "$tmp/copy/goals.md" || fail "goals.md has no '$1': $(cat "$tmp/copy/goals.md")"
 }
 
-expect 0 "the goals study checks" "$1" study bench/studies/goals.study --check
+# --check looks for every point's input files (it reads none): the histogram where SB_SHARED_DATA
+# says, here a stand-in; where there is none it says how to get them
+expect 2 "the goals study checks its inputs" "$1" study bench/studies/goals.study --check
+one_line_naming "goals.study:62: run 05-procell: histogram=$tmp/no-such-data/AML9_Exp3_t10d_UT1_BM_GFPpos.txt (its one point): No such file or directory; get the ProCell histograms with \`sh bench/scripts/get-data\`"
+mkdir "$tmp/data" && : > "$tmp/data/AML9_Exp3_t10d_UT1_BM_GFPpos.txt"
+expect 0 "the goals study checks" env SB_SHARED_DATA="$tmp/data" "$1" study bench/studies/goals.study --check
 grep -q "^table noise: from 01-rdme,.*07-motility, 1 row x 1 column (all).*, 1 goal" "$tmp/out" ||
     fail "the noise table's plan"
 

@@ -63,3 +63,12 @@ const sb_variant *sb_find_variant(const sb_workload *w, const char *name)
             return &w->variants[i];
     return NULL;
 }
+
+const char *sb_input_file(const sb_workload *w, const sb_params *p, int i, const char **hint)
+{
+    *hint = NULL;
+    if (w->input_file)
+        return w->input_file(p, i, hint);
+    return p->decls[i].type == SB_PARAM_PATH && p->v[i].is_set && p->v[i].text[0] ? p->v[i].text
+                                                                                  : NULL;
+}

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../../cuda/base/error.h"
+#include "../../harness/json.h"
 #include "../report/plot.h"
 #include "../run/paths.h"
 #include "commands.h"
@@ -112,11 +113,7 @@ int sb_cmd_plot(int argc, char **argv)
         char dir[1024];
         const char *base = strrchr(inputs[0], '/');
         base = base ? base + 1 : inputs[0];
-        size_t len = strlen(base);
-        if (len > 5 && strcmp(base + len - 5, ".json") == 0)
-            len -= 5;
-        else if (len > 8 && strcmp(base + len - 8, ".json.xz") == 0)
-            len -= 8;
+        size_t len = sb_is_json_name(base) ? sb_records_stem(base) : strlen(base);
         sb_default_run_path("plot", "", dir, sizeof dir);
         snprintf(out_prefix, sizeof out_prefix, "%s/%.*s-%s", dir, (int)len, base,
                  r.kind == SB_PLOT_SERIES && r.series ? r.series : sb_plot_kind_name(r.kind));

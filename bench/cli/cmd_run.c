@@ -158,7 +158,7 @@ static int run_repetitions(int argc, char **argv, int n, const char *path, int q
         sb_progress_clear(progress); /* the parent's: it goes on counting */
     for (int k = 0; k < n; k++) {
         char csv[4096];
-        snprintf(csv, sizeof csv, "%.*s.csv", (int)(strlen(paths[k]) - 5), paths[k]);
+        sb_records_sibling(paths[k], ".csv", csv, sizeof csv);
         remove(paths[k]);
         remove(csv);
     }
@@ -420,7 +420,7 @@ int sb_cmd_run(int argc, char **argv)
     sb_records_close(&records);
     if (rank > 0) {
         char csv[sizeof path + 8];
-        snprintf(csv, sizeof csv, "%.*s.csv", (int)(strlen(path) - 5), path);
+        sb_records_sibling(path, ".csv", csv, sizeof csv);
         remove(path);
         remove(csv);
     }

@@ -885,14 +885,11 @@ static void gp_set(FILE *f, const char *name, const char *value)
     fputs("; ", f);
 }
 
-/* The CSV view beside a records file, named as sb_records_open names it: X.json -> X.csv. */
+/* The CSV view beside a records file, named as sb_records_open names it: X.json and its
+ * committed compressed copy X.json.xz -> X.csv. */
 static void csv_path(const char *json, char *out, size_t cap)
 {
-    snprintf(out, cap, "%s", json);
-    char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
-    if (dot && (!slash || dot > slash))
-        *dot = '\0';
-    strncat(out, ".csv", cap - strlen(out) - 1);
+    sb_records_sibling(json, ".csv", out, cap);
 }
 
 /* One word of a list: "a" "b"; gnuplot's word() keeps a double-quoted word whole, spaces and
@@ -913,8 +910,19 @@ static int find_csv_files(plot *p)
         char path[4096];
         csv_path(p->req->inputs[i], path, sizeof path);
         if (access(path, R_OK) != 0) {
+            /* a folder under results/baselines/ keeps its CSV views in extras.tar.xz */
+            char extras[4200], why[64];
+            const char *slash = strrchr(path, '/');
+            snprintf(why, sizeof why, "%s", strerror(errno));
+            snprintf(extras, sizeof extras, "%.*s/extras.tar.xz", slash ? (int)(slash - path) : 1,
+                     slash ? path : ".");
             fclose(f);
-            return sb_fail("%s: %s (the CSV view is written beside %s)", path, strerror(errno),
+            if (access(extras, R_OK) == 0)
+                return sb_fail("%s: %s (the CSV view of %s; this folder keeps its CSV views in "
+                               "extras.tar.xz: tar -xJf %s -C %.*s)",
+                               path, why, p->req->inputs[i], extras,
+                               slash ? (int)(slash - path) : 1, slash ? path : ".");
+            return sb_fail("%s: %s (the CSV view is written beside %s)", path, why,
                            p->req->inputs[i]);
         }
         if (i == 0)
@@ -1104,8 +1112,10 @@ static int check_output(const char *script, const char *outbase, const char *ext
 int sb_run_gnuplot(const char *variables, const char *script, const char *where)
 {
     char gnuplot[4096], err[8192];
-    if (find_program("gnuplot", gnuplot, sizeof gnuplot) != 0)
-        return sb_fail("gnuplot not found: install gnuplot-nox (bench/scripts/setup-deps does)");
+    if (find_program("gnuplot", gnuplot, sizeof gnuplot) != 0) {
+        sb_fail("gnuplot is not installed: install gnuplot-nox (bench/scripts/setup-deps does)");
+        return SB_REFUSED;
+    }
     if (access(script, R_OK) != 0)
         return sb_fail("gnuplot script %s: %s (%s)", script, strerror(errno), where);
     char *argv[] = {"gnuplot", "-e", (char *)variables, (char *)script, NULL};
@@ -1136,6 +1146,8 @@ static int draw(const plot *p, const char *script, const char *data_path)
     int rc = sb_run_gnuplot(variables, script, "--script names a file; $STAGEBENCH_PLOTS the "
                             "directory of time.gp, speedup.gp, series.gp and counters.gp");
     free(variables);
+    if (rc == SB_REFUSED) /* no gnuplot: everything else was ready */
+        return SB_REFUSED;
     if (rc != 0 || check_output(script, outbase, "png") != 0 ||
         check_output(script, outbase, "svg") != 0)
         return -1;
@@ -1189,16 +1201,16 @@ int sb_plot(const sb_plot_request *r)
         count_cautions(&p);
         snprintf(p.what, sizeof p.what, "figure from %s", p.inputs);
         finish_title(&p);
-        if (find_csv_files(&p) == 0 && draw(&p, script, p.first_csv) == 0)
-            rc = 0;
+        if (find_csv_files(&p) == 0)
+            rc = draw(&p, script, p.first_csv);
         goto done;
     }
     if (fill_lines(&p) != 0 || drop_empty_lines(&p) != 0)
         goto done;
     count_cautions(&p);
     finish_title(&p);
-    if (write_data(&p, data_path) == 0 && draw(&p, script, data_path) == 0)
-        rc = 0;
+    if (write_data(&p, data_path) == 0)
+        rc = draw(&p, script, data_path);
 
 done:
     free(p.csvfiles);

@@ -39,14 +39,16 @@ typedef struct sb_plot_request {
 /* "time", "speedup", "series", "counters", "data" */
 const char *sb_plot_kind_name(sb_plot_kind kind);
 
-/* 0 on success; -1 with a message (no usable records, gnuplot missing or failing...). */
+/* 0 on success; -1 with a message (no usable records, gnuplot failing...); SB_REFUSED with a
+ * message when everything was ready but gnuplot is not installed (a study reports such a figure
+ * skipped, not failed). */
 int sb_plot(const sb_plot_request *r);
 
 /* Where the gnuplot scripts are: $STAGEBENCH_PLOTS, <exe>/../plots, or the source tree's. */
 const char *sb_plots_dir(void);
 
-/* Runs `gnuplot -e <variables> <script>`: -1 with a message (gnuplot missing, the script
- * unreadable, or gnuplot's own last line on a failure). `where` says what names the script
+/* Runs `gnuplot -e <variables> <script>`: -1 with a message (the script unreadable, or
+ * gnuplot's own last line on a failure), SB_REFUSED with one when gnuplot is not installed. `where` says what names the script
  * dir, for the message. The caller checks the files the script writes. */
 int sb_run_gnuplot(const char *variables, const char *script, const char *where);
 

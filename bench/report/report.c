@@ -240,20 +240,14 @@ static const char *one_line(const char *s, char *out, size_t cap)
     return out;
 }
 
-/* "NVIDIA H100 80GB HBM3" -> "h100-80gb-hbm3", as bench/scripts/ci-gate names a GPU's baselines; at
- * most SLUG_MAX characters, since it names the page's files. */
+/* At most SLUG_MAX characters, since a slug names the page's files. */
 #define SLUG_MAX 64
-static char *make_slug(const char *name)
+void sb_device_slug(const char *name, char *slug, size_t cap)
 {
     if (strncasecmp(name, "nvidia ", 7) == 0)
         name += 7;
-    char *slug = malloc(strlen(name) + 4);
-    if (!slug) {
-        sb_fail("out of host memory");
-        return NULL;
-    }
     size_t n = 0;
-    for (const char *p = name; *p && n < SLUG_MAX; p++) {
+    for (const char *p = name; *p && n < SLUG_MAX && n + 4 < cap; p++) {
         int c = tolower((unsigned char)*p);
         if (isalnum(c) || c == '.')
             slug[n++] = (char)c;
@@ -262,7 +256,17 @@ static char *make_slug(const char *name)
     }
     while (n && slug[n - 1] == '-')
         n--;
-    snprintf(slug + n, 4, "%s", n ? "" : "gpu");
+    snprintf(slug + n, cap - n, "%s", n ? "" : "gpu");
+}
+
+static char *make_slug(const char *name)
+{
+    char *slug = malloc(strlen(name) + 4);
+    if (!slug) {
+        sb_fail("out of host memory");
+        return NULL;
+    }
+    sb_device_slug(name, slug, strlen(name) + 4);
     return slug;
 }
 

@@ -11,4 +11,8 @@
  * read. */
 int sb_report(const char *const *dirs, int ndirs, const char *out_dir, FILE *log);
 
+/* "NVIDIA H100 80GB HBM3" -> "h100-80gb-hbm3", as bench/scripts/ci-gate names a GPU's baselines
+ * (results/baselines/<slug>/) and report names its pages; cap >= 5. */
+void sb_device_slug(const char *name, char *slug, size_t cap);
+
 #endif

@@ -90,13 +90,17 @@
  *                                  (one sample, or noise above 5 %: sb_record_caution) ends in
  *                                  " †", and the legend says the limit.
  * An `option` line after a `run` and before the next `run`, `table` or `figure` is that run's;
- * the study's go before the first run. ${STUDY_DIR} is the study file's directory. Every point of
- * every run is checked (parameters, variants, reference, figure inputs, tables' rows, columns,
- * published counts, placeholders and goals) before the first runs, so that a typo fails at once rather
- * than hours into a session; --check stops there. */
+ * the study's go before the first run. ${STUDY_DIR} is the study file's directory; a --define
+ * the file never uses as ${KEY} is refused, as is a file that is not UTF-8 text. Every point of
+ * every run is checked (parameters, the files they name, variants, reference, figure inputs,
+ * tables' rows, columns, published counts, placeholders and goals) before the first runs, so that
+ * a typo fails at once rather than hours into a session; --check stops there, with an estimate of
+ * the duration from reference records (bench/report/estimate.h). The runs report their progress
+ * on stderr (bench/run/progress.h), a point an item. */
 #include <ctype.h>
 #include <errno.h>
 #include <glob.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,8 +112,10 @@
 #include "../../harness/json.h"
 #include "../../variants/registry.h"
 #include "../../harness/repeat.h"
+#include "estimate.h"
 #include "plot.h"
 #include "study.h"
+#include "../run/progress.h"
 #include "../run/runner.h"
 #include "table.h"
 
@@ -141,6 +147,7 @@ typedef struct study_run {
     int noptions;
     long npoints; /* counted by check_study */
     int line, variants_line, reference_line;
+    int param_lines[SB_MAX_PARAMS], sweep_lines[4]; /* the line of each param and sweep */
 } study_run;
 
 typedef struct study_figure {
@@ -154,7 +161,7 @@ typedef struct study {
     char path[1024], dir[1024], name[64], workload[64]; /* workload: "" where each run names one */
     const sb_workload *w; /* the study's workload; NULL where each run names its own */
     char keys[SB_STUDY_MAX_DEFINES][64], values[SB_STUDY_MAX_DEFINES][1024];
-    int ndefines;
+    int ndefines, used[SB_STUDY_MAX_DEFINES]; /* used: the file says ${KEY} somewhere */
     sb_measure_options opt;
     study_run runs[SB_STUDY_MAX_RUNS];
     int nruns;
@@ -166,6 +173,11 @@ typedef struct study {
     int nrecords;
     sb_table_source sources[SB_STUDY_MAX_RUNS + MAX_RECORDS]; /* runs, then records: what from= names */
     int nsources;
+    sb_estimate *est; /* the reference records of the points' durations, or NULL */
+    int gpus;         /* this machine's */
+    int skip_gpu;     /* the estimate leaves out GPU variants (this machine skips them) */
+    sb_progress *progress;             /* of the runs, while they run */
+    const struct study_items *items;   /* what the progress counts */
 } study;
 
 
@@ -184,8 +196,8 @@ static int define(study *s, const char *key, const char *value, int override)
     return 0;
 }
 
-/* ${KEY} -> its value. */
-static int expand(const study *s, const char *in, char *out, size_t cap, int line)
+/* ${KEY} -> its value; the key is marked used. */
+static int expand(study *s, const char *in, char *out, size_t cap, int line)
 {
     size_t len = 0;
     while (*in) {
@@ -199,7 +211,7 @@ static int expand(const study *s, const char *in, char *out, size_t cap, int lin
                     strncmp(s->keys[i], in + 2, (size_t)(close - in - 2)) == 0) {
                     len += (size_t)snprintf(out + (len < cap ? len : 0),
                                             len < cap ? cap - len : 0, "%s", s->values[i]);
-                    found = 1;
+                    found = s->used[i] = 1;
                 }
             if (!found)
                 return sb_fail("%s:%d: ${%.*s} is not defined; add 'define %.*s VALUE' or "
@@ -362,11 +374,92 @@ static int figure_line(study *s, char **w, int n, const char *path, int line)
     return rc;
 }
 
+/* A study file is UTF-8 text: a NUL, a control byte (tabs and line ends aside) or a byte that is
+ * not UTF-8 stops it at its line, and the message names the byte by its value, never quoting the
+ * line (a binary file given by mistake would otherwise be echoed to the terminal, escape
+ * sequences and all). */
+static int check_text(FILE *f, const char *path)
+{
+    int line = 1, column = 0, follow = 0, c; /* follow: continuation bytes still due */
+    unsigned min_next = 0x80, max_next = 0xbf; /* the next byte's range after a lead byte */
+    while ((c = getc(f)) != EOF) {
+        column++;
+        const char *what = NULL;
+        if (follow > 0) {
+            if ((unsigned)c < min_next || (unsigned)c > max_next)
+                what = "a broken UTF-8 sequence";
+            follow--;
+            min_next = 0x80, max_next = 0xbf;
+        } else if (c == '\n') {
+            line++, column = 0;
+        } else if (c == 0) {
+            what = "a NUL byte";
+        } else if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f) {
+            what = "a control byte";
+        } else if (c >= 0x80) { /* a lead byte, its continuations' ranges as RFC 3629 has them */
+            follow = c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2
+                     : c >= 0xf0 && c <= 0xf4                          ? 3
+                                                                       : -1;
+            min_next = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
+            max_next = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+            if (follow < 0)
+                what = "a byte that is not UTF-8";
+        }
+        if (what)
+            return sb_fail("%s:%d: not text: %s (0x%02x) at column %d; a study file is UTF-8 "
+                           "text (is this the study file you meant?)",
+                           path, line, what, (unsigned)c, column);
+    }
+    if (follow > 0)
+        return sb_fail("%s:%d: not text: a UTF-8 sequence cut short at the end of the file; a "
+                       "study file is UTF-8 text",
+                       path, line);
+    if (ferror(f))
+        return sb_fail("%s: cannot read: %s", path, strerror(errno));
+    rewind(f);
+    return 0;
+}
+
+/* A --define the file never reads (no ${KEY} in it) would change nothing: a misspelt key, or
+ * one meant for another study, is refused rather than silently ignored. DATA and STUDY_DIR, which
+ * the engine defines for every study, are taken whether used or not (scripts pass DATA to every
+ * study they run). */
+static int check_defines(const study *s, char *const *defines, int ndefines)
+{
+    for (int k = 0; k < ndefines; k++) {
+        size_t n = strcspn(defines[k], "=");
+        if ((n == 4 && !strncmp(defines[k], "DATA", 4)) ||
+            (n == 9 && !strncmp(defines[k], "STUDY_DIR", 9)))
+            continue;
+        for (int i = 0; i < s->ndefines; i++)
+            if (strlen(s->keys[i]) == n && !strncmp(s->keys[i], defines[k], n) && !s->used[i]) {
+                char uses[1024] = "";
+                size_t len = 0;
+                for (int j = 0; j < s->ndefines && len < sizeof uses; j++)
+                    if (s->used[j])
+                        len += (size_t)snprintf(uses + len, sizeof uses - len, "%s${%s}",
+                                                len ? ", " : "", s->keys[j]);
+                if (!uses[0])
+                    return sb_fail("--define %.*s=...: %s never uses ${%.*s}, nor any ${KEY}: "
+                                   "leave the define out",
+                                   (int)n, defines[k], s->path, (int)n, defines[k]);
+                return sb_fail("--define %.*s=...: %s never uses ${%.*s} (it uses %s); give one "
+                               "of those, or leave the define out",
+                               (int)n, defines[k], s->path, (int)n, defines[k], uses);
+            }
+    }
+    return 0;
+}
+
 static int parse(study *s, const char *path, char *const *defines, int ndefines)
 {
     FILE *f = fopen(path, "r");
     if (!f)
         return sb_fail("%s: cannot open: %s", path, strerror(errno));
+    if (check_text(f, path) != 0) {
+        fclose(f);
+        return -1;
+    }
     snprintf(s->path, sizeof s->path, "%s", path);
     snprintf(s->dir, sizeof s->dir, "%s", path);
     char *slash = strrchr(s->dir, '/');
@@ -441,8 +534,10 @@ static int parse(study *s, const char *path, char *const *defines, int ndefines)
             snprintf(run->variants, sizeof run->variants, "all");
             rc = copy_word(run->name, sizeof run->name, w[1], path, line);
         } else if (run && !strcmp(d, "param") && n == 2 && run->nparams < SB_MAX_PARAMS) {
+            run->param_lines[run->nparams] = line;
             rc = copy_word(run->params[run->nparams++], SB_PARAM_TEXT, w[1], path, line);
         } else if (run && !strcmp(d, "sweep") && n == 2 && run->nsweeps < 4) {
+            run->sweep_lines[run->nsweeps] = line;
             rc = copy_word(run->sweeps[run->nsweeps++], SB_PARAM_TEXT, w[1], path, line);
         } else if (run && !strcmp(d, "variants") && n == 2) {
             run->variants_line = line;
@@ -476,6 +571,8 @@ static int parse(study *s, const char *path, char *const *defines, int ndefines)
         }
     }
     fclose(f);
+    if (rc == 0)
+        rc = check_defines(s, defines, ndefines);
     int every_run_has_one = s->nruns > 0;
     for (int i = 0; i < s->nruns; i++)
         every_run_has_one &= s->runs[i].workload[0] != '\0';
@@ -679,6 +776,257 @@ static void dump_name(const study_run *run, const sb_params *params, char *out, 
         snprintf(out + len, cap - len, ".txt");
 }
 
+/* The line that sets parameter `name` in run: its sweep's or param's, else the run's. */
+static int param_line(const study_run *run, const char *name)
+{
+    size_t n = strlen(name);
+    for (int i = 0; i < run->nsweeps; i++) /* NAME=... or NAME:OTHER=... or OTHER:NAME=... */
+        for (const char *p = run->sweeps[i]; *p && *p != '=';) {
+            size_t k = strcspn(p, ":=");
+            if (k == n && !strncmp(p, name, n))
+                return run->sweep_lines[i];
+            p += k + (p[k] == ':');
+        }
+    for (int i = 0; i < run->nparams; i++)
+        if (!strncmp(run->params[i], name, n) && run->params[i][n] == '=')
+            return run->param_lines[i];
+    return run->line;
+}
+
+/* 1 when run `r` runs now: every run, or those --run names. */
+static int runs_now(const study_run *r, char *const *only, int nonly)
+{
+    for (int i = 0; i < nonly; i++)
+        if (!strcmp(only[i], r->name))
+            return 1;
+    return nonly == 0;
+}
+
+/* The files every point of the runs reads (procell's histograms, rdme's model, a saved state:
+ * sb_input_file) are there: a missing one stops the study before anything runs, not at its point
+ * hours in. Only looked at, not read: a file that is there but wrong is the workload's to refuse
+ * when it loads it. */
+static int check_inputs(const study *s, char *const *only, int nonly)
+{
+    for (int r = 0; r < s->nruns; r++) {
+        const study_run *run = &s->runs[r];
+        if (!runs_now(run, only, nonly))
+            continue;
+        int last = 0;
+        for (long k = 0; !last; k++) {
+            sb_params params;
+            if (point_params(s, run, run->w, k, &params, &last) != 0)
+                return -1;
+            for (int i = 0; i < params.n; i++) {
+                const char *hint, *file = sb_input_file(run->w, &params, i, &hint);
+                if (!file || access(file, R_OK) == 0)
+                    continue;
+                int why = errno;
+                const char *name = params.decls[i].name;
+                char at[64] = "its one point";
+                if (run->npoints > 1)
+                    snprintf(at, sizeof at, "point %ld of %ld", k + 1, run->npoints);
+                return sb_fail("%s:%d: run %s: %s=%s (%s): %s; %s", s->path,
+                               param_line(run, name), run->name, name, file, at,
+                               strerror(why),
+                               hint ? hint : "give the path of a file that is there");
+            }
+        }
+    }
+    return 0;
+}
+
+/* The measurement options run `run` runs with: the study's, then its own `option` lines. */
+static void run_options(const study *s, const study_run *run, sb_measure_options *opt)
+{
+    *opt = s->opt;
+    for (int i = 0; i < run->noptions; i++) /* their values were checked when read */
+        sb_measure_option(opt, run->options[i].name,
+                          run->options[i].has_value ? run->options[i].value : NULL);
+    if (sb_under_mpirun())
+        opt->isolate = 0; /* the mpi stages' processes meet inside their runs */
+}
+
+/* What sb_point_check refuses on this machine (a GPU reference without a GPU, counters asked for
+ * without one, a device number past the GPUs) is refused for every run before the first runs,
+ * as the file's own mistakes are: nothing is half done, and the error is the one line on stderr
+ * (no progress lines before it). The check does not depend on the point. */
+static int check_machine(const study *s, char *const *only, int nonly)
+{
+    for (int r = 0; r < s->nruns; r++) {
+        const study_run *run = &s->runs[r];
+        sb_measure_options opt;
+        sb_devices devices;
+        sb_params params;
+        int last;
+        if (!runs_now(run, only, nonly))
+            continue;
+        run_options(s, run, &opt);
+        if (opt.repetitions > 1 && !getenv(SB_REPETITION_ENV))
+            continue; /* its repetitions' processes check it */
+        if (sb_devices_select(&devices, run->device[0] ? run->device : NULL, 0) != 0 ||
+            point_params(s, run, run->w, 0, &params, &last) != 0)
+            return sb_fail_context("%s:%d: run %s", s->path, run->line, run->name);
+        sb_point point = {run->w, &params, run->variants,
+                          run->reference[0] ? run->reference : NULL,
+                          NULL, &opt, &devices, 1, 0, NULL, NULL};
+        if (sb_point_check(&point) != 0)
+            return sb_fail_context("%s:%d: run %s", s->path, run->line, run->name);
+    }
+    return 0;
+}
+
+/* "fig5 cell=ecoli,spacing=16": the run and the values of its sweeps at a point (a run of one
+ * point: its name). */
+static void point_label(const study_run *run, const sb_params *params, char *out, size_t cap)
+{
+    size_t len = (size_t)snprintf(out, cap, "%s", run->name);
+    for (int i = 0; i < run->nsweeps && len < cap; i++) {
+        char names[SB_PARAM_TEXT];
+        snprintf(names, sizeof names, "%.*s", (int)strcspn(run->sweeps[i], "="), run->sweeps[i]);
+        for (char *save = NULL, *name = strtok_r(names, ":", &save); name && len < cap;
+             name = strtok_r(NULL, ":", &save))
+            len += (size_t)snprintf(out + len, cap - len, "%c%s=%s",
+                                    len > strlen(run->name) ? ',' : ' ', name,
+                                    sb_param_text(params, name));
+    }
+}
+
+/* 1 when `name` is in the comma-separated `list` ("all": every name). */
+static int in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    if (!strcmp(list, "all"))
+        return 1;
+    for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+        if (strcspn(p, ",") == n && !strncmp(p, name, n))
+            return 1;
+    return 0;
+}
+
+/* The seconds a point is expected to take, from the reference records (s->est): each of its
+ * variants' records, and with isolation each process's own run of the reference (every variant
+ * but the reference makes the reference output itself). *found and *missing count the variants
+ * with and without a record there; with s->skip_gpu, GPU variants (which a machine without a
+ * GPU skips at once) count as neither. */
+static double point_cost(const study *s, const study_run *run, const sb_params *params,
+                         long *found, long *missing)
+{
+    const sb_workload *w = run->w;
+    const sb_variant *ref = sb_find_variant(w, run->reference[0] ? run->reference : w->reference);
+    sb_measure_options opt;
+    char name[1100];
+    double ref_one = NAN, cost = 0;
+    run_options(s, run, &opt);
+    if (ref) {
+        sb_benchmark_name(w, ref, params, name, sizeof name);
+        sb_estimate_record(s->est, run->name, name, &ref_one);
+    }
+    for (int i = 0; i < w->nvariants; i++) {
+        const sb_variant *v = &w->variants[i];
+        double one, c;
+        if (!in_list(run->variants, v->name) || ((v->needs & SB_NEEDS_GPU) && s->skip_gpu))
+            continue;
+        sb_benchmark_name(w, v, params, name, sizeof name);
+        if (isnan(c = sb_estimate_record(s->est, run->name, name, &one))) {
+            strncat(name, "/device:0", sizeof name - strlen(name) - 1); /* from --device all */
+            c = sb_estimate_record(s->est, run->name, name, &one);
+        }
+        if (isnan(c)) {
+            ++*missing;
+            continue;
+        }
+        ++*found;
+        cost += c + (opt.isolate && v != ref && isfinite(ref_one) ? ref_one : 0);
+    }
+    return cost;
+}
+
+/* The progress of the runs about to run, an item per point (with repetitions, per repetition):
+ * with isolation a point's variants are processes of their own, each making the reference
+ * output again, and the GPU variants a machine without a GPU skips cost nothing, so the point,
+ * whose records the reference records hold, is the unit whose cost is known before it runs (and
+ * the one --resume keeps or runs again). Each item is weighed by its expected seconds where the
+ * reference records give them (a variant without a record at the mean of the others'). */
+typedef struct study_items {
+    int n;
+    double seconds;      /* all of them, expected; 0: no reference records */
+    double weights;      /* all of them, as item_weight weighs each */
+    long found, missing; /* variant-points with and without a reference record (once a run) */
+    double mean;         /* the mean of the found ones' seconds */
+} study_items;
+
+/* Repetitions a run makes here: each a process of its own running the run whole (an item). */
+static int run_repetitions(const study *s, const study_run *run)
+{
+    sb_measure_options opt;
+    run_options(s, run, &opt);
+    return opt.repetitions > 1 && !getenv(SB_REPETITION_ENV) ? opt.repetitions : 1;
+}
+
+static double run_cost(const study *s, const study_run *run, long *found, long *missing)
+{
+    double cost = 0;
+    int last = 0;
+    for (long k = 0; !last; k++) {
+        sb_params params;
+        if (point_params(s, run, run->w, k, &params, &last) != 0) /* checked by check_study */
+            break;
+        cost += point_cost(s, run, &params, found, missing);
+    }
+    return cost;
+}
+
+/* An item's weight: its expected seconds, a variant without a record at the mean of the others'
+ * (at least 10 ms: the progress reads 0 as 1), or 1 each without reference records. */
+static double item_weight(const study *s, const study_items *it, double seconds, long missing)
+{
+    if (!s->est || it->found == 0)
+        return 1;
+    seconds += (double)missing * it->mean;
+    return seconds > 0.01 ? seconds : 0.01;
+}
+
+static void count_items(const study *s, char *const *only, int nonly, study_items *it)
+{
+    double found_seconds = 0;
+    memset(it, 0, sizeof *it);
+    for (int r = 0; r < s->nruns; r++) {
+        const study_run *run = &s->runs[r];
+        if (!runs_now(run, only, nonly))
+            continue;
+        int reps = run_repetitions(s, run);
+        it->n += reps > 1 ? reps : (int)run->npoints;
+        if (s->est)
+            found_seconds += run_cost(s, run, &it->found, &it->missing);
+    }
+    if (it->found > 0)
+        it->mean = found_seconds / (double)it->found;
+    for (int r = 0; r < s->nruns; r++) { /* the items as the runs will weigh them */
+        const study_run *run = &s->runs[r];
+        int reps = run_repetitions(s, run), last = 0;
+        if (!runs_now(run, only, nonly))
+            continue;
+        for (long k = 0; !last && reps == 1; k++) {
+            sb_params params;
+            long found = 0, missing = 0;
+            if (point_params(s, run, run->w, k, &params, &last) != 0)
+                break;
+            double c = s->est ? point_cost(s, run, &params, &found, &missing) : 0;
+            it->seconds += c + (double)missing * it->mean;
+            it->weights += item_weight(s, it, c, missing);
+        }
+        if (reps > 1) {
+            long found = 0, missing = 0;
+            double c = s->est ? run_cost(s, run, &found, &missing) : 0;
+            it->seconds += reps * (c + (double)missing * it->mean);
+            it->weights += reps * item_weight(s, it, c, missing);
+        }
+    }
+    if (it->found == 0)
+        it->seconds = 0;
+}
+
 /* A sweep with `option repetitions N`: the study run N times for this sweep alone (--run NAME),
  * each a process of its own writing into DIR/.repetitions/NAME-<k>/, merged into DIR/NAME.json
  * after each; the first repetition's dump files are moved up into DIR. */
@@ -716,7 +1064,14 @@ static int repeat_sweep(const study *s, const study_run *run, const char *dir, i
         child[m++] = "--quiet";
         child[m] = NULL;
         printf("run %s: repetition %d of %d (a process of its own)\n", run->name, k + 1, n);
+        fflush(stdout);
+        char label[128];
+        long found = 0, missing = 0;
+        double cost = s->est ? run_cost(s, run, &found, &missing) : 0;
+        snprintf(label, sizeof label, "%s repetition %d of %d", run->name, k + 1, n);
+        sb_progress_item(s->progress, label, item_weight(s, s->items, cost, missing));
         int status = sb_run_repetition(child, k, n);
+        sb_progress_done(s->progress);
         if (status < 0 || status == 2)
             rc = status < 0 ? -1 : sb_fail("repetition %d of run %s refused its inputs (above)",
                                            k + 1, run->name);
@@ -785,12 +1140,8 @@ static int run_sweep(const study *s, const study_run *run, const char *dir, int 
                      sb_point_outcome *total)
 {
     const sb_workload *w = run->w;
-    sb_measure_options opt = s->opt;
-    for (int i = 0; i < run->noptions; i++) /* their values were checked when read */
-        sb_measure_option(&opt, run->options[i].name,
-                          run->options[i].has_value ? run->options[i].value : NULL);
-    if (sb_under_mpirun())
-        opt.isolate = 0; /* the mpi stages' processes meet inside their runs */
+    sb_measure_options opt;
+    run_options(s, run, &opt);
     char path[2048];
     snprintf(path, sizeof path, "%s/%s.json", dir, run->name);
     if (opt.repetitions > 1 && !getenv(SB_REPETITION_ENV)) {
@@ -837,8 +1188,15 @@ static int run_sweep(const study *s, const study_run *run, const char *dir, int 
                           NULL,
                           NULL /* progress: none here */};
         sb_point_outcome o = {0, 0, 0, 0, 0, 0};
+        char label[512];
+        long found = 0, missing = 0;
+        double cost = s->est ? point_cost(s, run, &params, &found, &missing) : 0;
+        point_label(run, &params, label, sizeof label);
+        fflush(stdout); /* the point's lines after the progress line, in a log of both */
+        sb_progress_item(s->progress, label, item_weight(s, s->items, cost, missing));
         if ((rc = sb_point_check(&point)) || (rc = sb_point_run(&point, &records, &o)))
             break;
+        sb_progress_done(s->progress);
         total->valid += o.valid;
         total->invalid += o.invalid;
         total->failed += o.failed;
@@ -1124,6 +1482,91 @@ static int listed(char *const *names, int n, const char *name)
     return 0;
 }
 
+/* 1 when DIR holds a records file of source src (a run's NAME.json or .json.xz, a records
+ * line's pattern). */
+static int source_in(const sb_table_source *src, const char *dir)
+{
+    char pattern[2048];
+    glob_t g;
+    int found = 0;
+    snprintf(pattern, sizeof pattern, "%s/%s", dir, src->pattern);
+    if (sb_glob_records(pattern, &g) != 0)
+        return 0;
+    for (size_t k = 0; k < g.gl_pathc && !found; k++)
+        found = !sb_is_temp_file(g.gl_pathv[k]);
+    globfree(&g);
+    return found;
+}
+
+/* The share of the study's variant-points a folder of records holds (GPU variants' too,
+ * wherever this runs: which folder is the study's does not depend on it). */
+static double estimate_coverage(const sb_estimate *e, void *ctx)
+{
+    study *s = ctx;
+    study_items it;
+    sb_estimate *before = s->est;
+    int skip_gpu = s->skip_gpu;
+    s->est = (sb_estimate *)e, s->skip_gpu = 0;
+    count_items(s, NULL, 0, &it);
+    s->est = before, s->skip_gpu = skip_gpu;
+    return it.found > 0 ? (double)it.found / (double)(it.found + it.missing) : 0;
+}
+
+/* The reference records of the points' durations (s->est; NULL with the reason in why), from
+ * --estimate-from DIR or this machine's GPU's baselines. -1 when DIR was given and is at fault. */
+static int open_estimate(study *s, const char *given, char *why, size_t cap)
+{
+    static const char *runs[SB_STUDY_MAX_RUNS]; /* the estimate keeps them */
+    sb_device_info info = {0};
+    int error = 0;
+    for (int i = 0; i < s->nruns; i++)
+        runs[i] = s->runs[i].name;
+    s->gpus = sb_device_count();
+    if (s->gpus > 0 && sb_device_query(0, &info) != 0)
+        s->gpus = 0, sb_error_clear(); /* a GPU whose facts cannot be read: no estimate by it */
+    s->est = sb_estimate_open(s->path, runs, s->nruns, given, info.name, s->gpus,
+                              estimate_coverage, s, why, cap, &error);
+    return error ? -1 : 0;
+}
+
+/* --check's last line: the study's expected duration, and where it comes from. */
+static void print_estimate(const study *s, const char *why)
+{
+    study_items it;
+    char took[32];
+    if (!s->est) {
+        printf("no estimate: %s\n", why);
+        return;
+    }
+    count_items(s, NULL, 0, &it); /* found > 0: sb_estimate_open took the folder for it */
+    sb_format_duration(it.seconds, took, sizeof took);
+    printf("estimated duration: about %s, from the records in %s/ (each variant's warm-up, "
+           "validation, samples and counter passes at their wall time, and each isolated "
+           "process's run of the reference; loading and set-up not counted)",
+           took, sb_estimate_dir(s->est));
+    if (it.missing > 0)
+        printf("; %ld of %ld variant-points have no record there, counted at the others' mean",
+               it.missing, it.missing + it.found);
+    int gpu_variants = 0;
+    for (int r = 0; r < s->nruns; r++)
+        for (int i = 0; i < s->runs[r].w->nvariants; i++)
+            gpu_variants |= (s->runs[r].w->variants[i].needs & SB_NEEDS_GPU) &&
+                            in_list(s->runs[r].variants, s->runs[r].w->variants[i].name);
+    if (s->gpus == 0 && gpu_variants) /* --estimate-from without a GPU: planning a GPU's session */
+        printf("; on the GPU those records were made on: this machine has none, and would skip "
+               "the GPU variants");
+    putchar('\n');
+}
+
+/* The summary's tail: figures gnuplot was not here to draw. */
+static const char *skipped_text(int skipped, char *buf, size_t cap)
+{
+    if (!skipped)
+        return "";
+    snprintf(buf, cap, " (%d skipped: gnuplot is not installed)", skipped);
+    return buf;
+}
+
 int sb_study_main(const sb_study_args *a, int argc, char **argv)
 {
     const char *file = a->file, *out = a->out;
@@ -1152,20 +1595,74 @@ int sb_study_main(const sb_study_args *a, int argc, char **argv)
             return 2;
         }
     }
-    if (check && print_plan(&s) != 0) {
+    /* the inputs of what will run: every run's with --check */
+    if (!figures_only && check_inputs(&s, check ? NULL : only, check ? 0 : nonly) != 0) {
         fprintf(stderr, "stagebench study: %s\n", sb_error());
         return 2;
     }
-    if (check)
+    char why[1024] = "";
+    if (check) {
+        if (open_estimate(&s, a->estimate_from, why, sizeof why) != 0 || print_plan(&s) != 0) {
+            fprintf(stderr, "stagebench study: %s\n", sb_error());
+            return 2;
+        }
+        print_estimate(&s, why);
+        sb_estimate_close(s.est);
         return 0;
+    }
+    if (!figures_only && check_machine(&s, only, nonly) != 0) {
+        fprintf(stderr, "stagebench study: %s\n", sb_error());
+        return 2;
+    }
+    /* Progress on stderr: silent with --quiet, and in every mpirun process but the first (they
+     * run the same points together). */
+    const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+    rank = rank ? rank : getenv("PMI_RANK");
+    rank = rank ? rank : getenv("PMIX_RANK");
+    int silent = quiet || figures_only || (rank && atoi(rank) > 0);
+    if (!silent && open_estimate(&s, a->estimate_from, why, sizeof why) != 0) {
+        fprintf(stderr, "stagebench study: %s\n", sb_error());
+        return 2;
+    }
+    s.skip_gpu = s.gpus == 0; /* the progress weighs what runs here */
     char dir[1024];
     if (out)
         snprintf(dir, sizeof dir, "%s", out);
     else
         sb_default_run_path(s.name, "", dir, sizeof dir);
+    /* --figures-only over a folder without records would make every table empty and draw
+     * nothing: the folder is the mistake, said once */
+    int any = 0;
+    for (int i = 0; i < s.nsources && figures_only; i++)
+        any |= source_in(&s.sources[i], dir);
+    if (figures_only && !any) {
+        fprintf(stderr, "stagebench study: no records in %s (the runs of %s write %s.json "
+                "there%s): run the study into it first (stagebench study %s --out %s), or give "
+                "the folder that holds them\n",
+                dir, file, s.runs[0].name, s.nruns > 1 ? " and so on" : "", file, dir);
+        return 2;
+    }
     printf("study %s: %d sweeps, %d figures, %d tables, into %s/\n", s.name,
            figures_only ? 0 : s.nruns, s.nfigures, s.ntables, dir);
+    fflush(stdout);
     sb_point_outcome total = {0, 0, 0, 0, 0, 0};
+    study_items items;
+    sb_progress progress;
+    char what[128];
+    if (!figures_only) {
+        count_items(&s, only, nonly, &items);
+        snprintf(what, sizeof what, "study %s", s.name);
+        sb_progress_start(&progress, what, items.n, items.weights, items.seconds, silent);
+        /* the runner's lines go to stdout, a line each: on the same terminal a line rewritten in
+         * place would be cut into by them, so the progress writes lines there too */
+        if (progress.live && isatty(fileno(stdout)))
+            progress.live = 0;
+        if (!silent && s.est && items.found > 0)
+            fprintf(stderr, "%s: the time left weighed by the records in %s/\n", what,
+                    sb_estimate_dir(s.est));
+        s.progress = &progress;
+        s.items = &items;
+    }
     if (resume && !figures_only)
         clean_leftovers(dir, quiet);
     for (int i = 0; i < s.nruns && !figures_only; i++) {
@@ -1175,25 +1672,51 @@ int sb_study_main(const sb_study_args *a, int argc, char **argv)
             printf("run %s\n", s.runs[i].name);
         if (run_sweep(&s, &s.runs[i], dir, argc, argv, quiet, resume, &total) != 0) {
             fprintf(stderr, "stagebench study: %s\n", sb_error());
+            sb_estimate_close(s.est);
             return 2;
         }
     }
-    /* a records file that cannot be read, or a table not made, is an error (exit 2); a figure
-     * the records give nothing to draw from (CPU records, no gnuplot) is not */
-    int drawn = 0, tabled = 0, errors = 0, state[SB_STUDY_MAX_RUNS + MAX_RECORDS] = {0};
+    if (!figures_only)
+        sb_progress_end(&progress);
+    sb_estimate_close(s.est);
+    s.est = NULL;
+    /* A records file that cannot be read, or a table not made, is an error (exit 2); with
+     * --figures-only, whose purpose they are, so is a figure not drawn. A figure the records give
+     * nothing to draw from after a run (CPU records of a GPU figure) is said, not an error; one
+     * skipped because gnuplot is not installed is neither: the tables, which need no gnuplot,
+     * are still made (bench/scripts/goals reads them on any machine). A table whose records are
+     * all missing is made, its cells "—" and its goals "not measured", as the goals of a partial
+     * run are read; a folder without any records is refused above. */
+    int drawn = 0, skipped = 0, tabled = 0, errors = 0;
+    int state[SB_STUDY_MAX_RUNS + MAX_RECORDS] = {0};
     int goals[3] = {0, 0, 0}, ngoals = 0; /* met, missed, not measured */
     if (nonly > 0)
         printf("figures and tables: when every run is done, stagebench study %s --out %s "
                "--figures-only\n",
                file, dir);
     for (int i = 0; i < s.nfigures && nonly == 0; i++) {
-        if (draw(&s, &s.figures[i], dir) == 0) {
-            printf("figure %s: %s/%s.png (.svg)\n", s.figures[i].name, dir, s.figures[i].name);
+        const study_figure *fig = &s.figures[i];
+        int drew = draw(&s, fig, dir);
+        if (drew == 0) {
+            printf("figure %s: %s/%s.png (.svg)\n", fig->name, dir, fig->name);
             drawn++;
-        } else {
-            printf("figure %s: not drawn: %s\n", s.figures[i].name, sb_error());
-            fflush(stdout);
-            errors += bad_records(&s, s.figures[i].from, state, file, dir);
+            continue;
+        }
+        char why_not[1024];
+        snprintf(why_not, sizeof why_not, "%s", sb_error());
+        if (drew == SB_REFUSED) {
+            printf("figure %s: skipped: %s\n", fig->name, why_not);
+            skipped++;
+            continue;
+        }
+        printf("figure %s: not drawn: %s\n", fig->name, why_not);
+        fflush(stdout);
+        int bad = bad_records(&s, fig->from, state, file, dir);
+        errors += bad;
+        if (figures_only && !bad) { /* not its records: said here (a records file's fault was) */
+            fprintf(stderr, "stagebench study: %s:%d: figure %s: not drawn: %s\n", file,
+                    fig->line, fig->name, why_not);
+            errors++;
         }
     }
     for (int i = 0; i < s.ntables && nonly == 0; i++) {
@@ -1204,25 +1727,26 @@ int sb_study_main(const sb_study_args *a, int argc, char **argv)
             tabled++;
             continue;
         }
-        char why[1024];
-        snprintf(why, sizeof why, "%s", sb_error());
-        printf("table %s: not made: %s\n", t->name, why);
+        char why_not[1024];
+        snprintf(why_not, sizeof why_not, "%s", sb_error());
+        printf("table %s: not made: %s\n", t->name, why_not);
         fflush(stdout);
         int bad = bad_records(&s, t->key[SB_TK_FROM], state, file, dir);
         for (int r = 0; r < t->nrows; r++)
             bad |= bad_records(&s, t->rows[r].key[SB_TK_FROM], state, file, dir);
         if (!bad) /* not its records: said here (a records file's fault was, above) */
-            fprintf(stderr, "stagebench study: table %s: not made: %s\n", t->name, why);
+            fprintf(stderr, "stagebench study: table %s: not made: %s\n", t->name, why_not);
         errors++;
     }
-    char goals_text[128] = ""; /* the tables' goals, as their Goals lists say */
+    char goals_text[128] = "", skipped_buf[64]; /* the tables' goals, as their Goals lists say */
     if (ngoals && nonly == 0)
         snprintf(goals_text, sizeof goals_text, "goals %d met, %d missed, %d not measured; ",
                  goals[0], goals[1], goals[2]);
-    printf("study %s: %d valid, %d invalid, %d failed, %d skipped records; %d of %d figures; "
+    printf("study %s: %d valid, %d invalid, %d failed, %d skipped records; %d of %d figures%s; "
            "%d of %d tables; %sin %s/\n",
            s.name, total.valid, total.invalid, total.failed, total.skipped, drawn, s.nfigures,
-           tabled, s.ntables, goals_text, dir);
+           skipped_text(skipped, skipped_buf, sizeof skipped_buf), tabled, s.ntables,
+           goals_text, dir);
     if (resume)
         printf("study %s: %d of those records kept from before (--resume)\n", s.name,
                total.kept);

@@ -15,6 +15,7 @@ typedef struct sb_study_args {
     char *only[SB_STUDY_MAX_RUNS]; /* --run NAME: these sweeps alone */
     int nonly;
     int quiet, figures_only, check, resume;
+    const char *estimate_from; /* the reference records of the durations; NULL: this GPU's */
 } sb_study_args;
 
 /* Runs the study as `stagebench study` does; argv is the command line, passed on to the

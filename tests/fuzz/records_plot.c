@@ -1,6 +1,6 @@
 /* Fuzz target: records files as `stagebench plot` reads them (bench/report/plot.c), for each kind of
  * figure, up to the data blocks it writes; gnuplot is kept out of reach (PATH names no
- * directory), so each figure ends at "gnuplot not found". */
+ * directory), so each figure ends at "gnuplot is not installed" (SB_REFUSED). */
 #include "fuzz.h"
 #include "bench/report/plot.h"
 
@@ -30,11 +30,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         r.inputs = inputs;
         r.ninputs = 1;
         r.out_prefix = prefix;
-        if (sb_plot(&r) == 0) {
+        int rc = sb_plot(&r);
+        if (rc == 0) {
             fprintf(stderr, "fuzz: a figure drawn without gnuplot\n");
             abort();
         }
-        if (strncmp(sb_error(), "gnuplot not found", 17) == 0)
+        if (rc == SB_REFUSED)
             sb_error_clear();
         else
             sb_fuzz_refused_naming(path);

@@ -32,6 +32,21 @@ static const sb_param_decl params[] = {
      "warps hide less latency: a real, graded slow-down for testing the regression gate)"},
 };
 
+/* The histogram, and a types file (any value but a preset's name): the histograms are the
+ * data set bench/scripts/get-data fetches, so a missing one says how to get them. */
+static const char *input_file(const sb_params *p, int i, const char **hint)
+{
+    const char *name = p->decls[i].name, *value = p->v[i].text;
+    pc_rules rules;
+    if (!p->v[i].is_set || !value[0])
+        return NULL;
+    if (!strcmp(name, "histogram")) {
+        *hint = SB_DATA_HINT;
+        return value;
+    }
+    return !strcmp(name, "types") && !pc_types_preset(value, &rules) ? value : NULL;
+}
+
 static int load(const sb_params *p, void **out)
 {
     if (!sb_param_is_set(p, "histogram")) {
@@ -173,4 +188,5 @@ const sb_workload sb_workload_procell = {
     .output_equal = output_equal,
     .figures = figures,
     .output_write = output_write,
+    .input_file = input_file,
 };
