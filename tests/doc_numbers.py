@@ -53,6 +53,12 @@ A markdown table preceded by an HTML comment (blank lines between them allowed) 
   valid, every number in it appearing in the record's reason; "—", "-" and empty cells are not
   checked.
 
+  <!-- goals: DIR -->
+
+  The paragraph after it states what the goals run in DIR (a folder of bench/scripts/goals)
+  found: "N of M goals" as DIR/goals.md's last line says, the commit of DIR's records (its first
+  7 hex digits) and the GPU's model as the records name it.
+
   <!-- table: PATH.md -->
 
   Each data row of the table (its cells, whitespace-trimmed) must equal a data row of a
@@ -460,7 +466,7 @@ def comments(lines, mask):
             i += 1
             text += " " + lines[i]
         text = text[:text.index("-->")] if "-->" in text else text
-        m = re.match(r"\s*(records|table):(.*)$", text, re.S)
+        m = re.match(r"\s*(records|table|goals):(.*)$", text, re.S)
         if m:
             out.append((start, i, m.group(1), m.group(2).split()))
         i += 1
@@ -601,6 +607,51 @@ def check_quoted_table(path, cline, words, table, problems):
     return n
 
 
+def check_goals_claim(path, line, words, following, problems):
+    """<!-- goals: DIR -->: the paragraph after it must state what DIR's goals.md says: "N of M
+    goals" (its last line, "N of M goals met."), the commit of DIR's records (7 hex digits) and
+    the GPU's model as the records name it (e.g. H100). Returns 1 (a claim checked)."""
+    where = "%s:%d" % (path, line + 1)
+    if len(words) != 1:
+        problems.append("%s: <!-- goals: DIR --> names one folder" % where)
+        return 0
+    folder = os.path.join(ROOT, words[0])
+    md = os.path.join(folder, "goals.md")
+    if not os.path.isfile(md):
+        problems.append("%s: %s has no goals.md (sh bench/scripts/goals --figures-only %s)" % (
+            where, words[0], words[0]))
+        return 0
+    last = [l for l in open(md, encoding="utf-8").read().split("\n") if l.strip()][-1]
+    m = re.match(r"(\d+) of (\d+) goals met\.", last)
+    if not m:
+        problems.append("%s: %s ends in '%s', not 'N of M goals met.'" % (where, md, last))
+        return 0
+    paragraph = []
+    for l in following:
+        if not l.strip():
+            break
+        paragraph.append(l)
+    text = " ".join(paragraph)
+    claim = "%s of %s goals" % (m.group(1), m.group(2))
+    if claim not in text:
+        problems.append("%s: the claim does not say '%s' as %s does" % (where, claim, md))
+    commits, devices = set(), set()
+    for f in glob.glob(os.path.join(folder, "*.json")) + glob.glob(os.path.join(folder, "*.json.xz")):
+        doc = json.load(lzma.open(f) if f.endswith(".xz") else open(f))
+        sb = doc.get("context", {}).get("stagebench", {})
+        commits.add(sb.get("git_commit", "")[:7])
+        for d in sb.get("devices", [])[:1]:
+            devices.add(d.get("name", ""))
+    for c in sorted(commits):
+        if c not in text:
+            problems.append("%s: the claim does not name %s's commit %s" % (where, words[0], c))
+    for d in sorted(devices):
+        model = [w for w in d.split() if re.match(r"[A-Z]\d{2,}", w)]
+        if model and model[0] not in text:
+            problems.append("%s: the claim does not name the GPU %s (%s)" % (where, model[0], d))
+    return 1
+
+
 def check_file(path, problems, stats):
     lines = open(path, encoding="utf-8").read().split("\n")
     mask = code_mask(lines)
@@ -609,6 +660,9 @@ def check_file(path, problems, stats):
         j = end + 1
         while j < len(lines) and not lines[j].strip():
             j += 1
+        if kind == "goals":
+            stats["goals"] += check_goals_claim(path, start, words, lines[j:], problems)
+            continue
         if j not in found:
             problems.append("%s:%d: <!-- %s: --> is not followed by a table" % (
                 path, start + 1, kind))
@@ -622,7 +676,7 @@ def check_file(path, problems, stats):
 
 
 def run(files):
-    problems, stats = [], {"tables": 0, "cells": 0, "rows": 0, "links": 0}
+    problems, stats = [], {"tables": 0, "cells": 0, "rows": 0, "links": 0, "goals": 0}
     for f in files:
         if not os.path.isfile(f):
             problems.append("%s: no such file" % f)
@@ -704,8 +758,9 @@ def main(argv):
         print("doc_numbers: %d mismatch(es) in %s" % (len(problems), ", ".join(files)))
         return 1
     print("doc_numbers: %d tables (%d cells recomputed from records, %d rows found in committed "
-          "tables) and %d relative links in %d files: all match" % (
-              stats["tables"], stats["cells"], stats["rows"], stats["links"], len(files)))
+          "tables), %d goals claims and %d relative links in %d files: all match" % (
+              stats["tables"], stats["cells"], stats["rows"], stats["goals"], stats["links"],
+              len(files)))
     return 0
 
 

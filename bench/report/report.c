@@ -67,6 +67,7 @@ typedef struct report {
     int ndevices;
     char **passed_over; /* *.json that are not JSON, nor records */
     int npassed_over;
+    FILE *log; /* where the folders passed over are said (NULL: nowhere) */
 } report;
 
 /* What a table's Goals list says of each goal, in the order the summary lists them. */
@@ -455,6 +456,15 @@ static int scan(report *r, int root, const char *path, const char *label, const 
             break;
         if (lstat(sub, &st) != 0 || !S_ISDIR(st.st_mode))
             continue;
+        /* a device's reference is its current folders: superseded runs (earlier/) and the
+         * experiments' evidence (*-limits/) are read only when named as a DIR themselves */
+        if (strcmp(names[i], "earlier") == 0 || has_suffix(names[i], "-limits")) {
+            if (r->log)
+                fprintf(r->log, "passed over: %s (%s: name it as a DIR to include it)\n", sub,
+                        strcmp(names[i], "earlier") == 0 ? "superseded runs"
+                                                         : "an experiment's evidence");
+            continue;
+        }
         snprintf(sub_label, sizeof sub_label, "%s%s%s", prefix, prefix[0] ? "/" : "", names[i]);
         rc = scan(r, root, sub, sub_label, sub_label);
     }
@@ -1125,7 +1135,7 @@ static int write_pages(const report *r, const page *pages, const char *out_dir, 
 
 int sb_report(const char *const *dirs, int ndirs, const char *out_dir, FILE *log)
 {
-    report r = {.dirs = dirs, .ndirs = ndirs};
+    report r = {.dirs = dirs, .ndirs = ndirs, .log = log};
     page *pages = NULL;
     char probe[4096], *out_real = NULL;
     int rc = read_all(&r);
