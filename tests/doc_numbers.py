@@ -519,6 +519,26 @@ def check_links(path, lines, mask, problems):
     return count
 
 
+# A source path a page names (`bench/scripts/goals`, tests/gate.sh): it must be there, so that a
+# file moved or removed leaves no page pointing at its old place. Placeholders are not paths:
+# NAME, TARGET, <w>, globs, and a stem ending in "_" (`tests/gpu_<w>...` written as tests/gpu_).
+PATH_RE = re.compile(r"(?<![\w./<-])((?:bench|tests|harness|cuda|variants)/[A-Za-z0-9_./-]*[A-Za-z0-9_])(?![*<\w])")
+
+
+def check_paths(path, lines, problems):
+    count = 0
+    for n, line in enumerate(lines, 1):
+        for m in PATH_RE.finditer(line):
+            p = m.group(1)
+            if p.endswith("_") or re.search(r"/[A-Z]+(?:[./-]|$)", p):
+                continue
+            count += 1
+            if not os.path.exists(os.path.join(ROOT, p)):
+                problems.append("%s:%d: %s: no such file or folder (moved? name it where it is)" % (
+                    path, n, p))
+    return count
+
+
 def check_records_table(path, cline, words, table, problems):
     _, header, rows = table
     paths, cols, rowspecs, allspec = [], [], [], {}
@@ -673,10 +693,11 @@ def check_file(path, problems, stats):
         else:
             stats["rows"] += check_quoted_table(path, start, words, found[j], problems)
     stats["links"] += check_links(path, lines, mask, problems)
+    stats["paths"] += check_paths(path, lines, problems)
 
 
 def run(files):
-    problems, stats = [], {"tables": 0, "cells": 0, "rows": 0, "links": 0, "goals": 0}
+    problems, stats = [], {"tables": 0, "cells": 0, "rows": 0, "links": 0, "goals": 0, "paths": 0}
     for f in files:
         if not os.path.isfile(f):
             problems.append("%s: no such file" % f)
@@ -719,12 +740,16 @@ def self_test():
                 "unit:µs col=value:phases.copy_back col=value:memory -->\n"
                 "| | per step | copy | memory |\n|---|---|---|---|\n| a | 36.0 | 338 ms | 52 MiB |"
                 "\n\n<!-- table: r/t.md -->\n| x | y |\n|---|---|\n| 1 | 2 |\n\n[t](#t) "
-                "[f](r/t.md)\n\n<!-- records: r/a.json col=x:1 -->\n| v | t |\n|---|---|\n| a | 44.3 ms |\n")
+                "[f](r/t.md)\n\n<!-- records: r/a.json col=x:1 -->\n| v | t |\n|---|---|\n| a | 44.3 ms |\n"
+                "\nRun `tests/run.sh`, or tests/NAME.sh (a placeholder).\n")
+        os.makedirs(os.path.join(d, "tests"))
+        open(os.path.join(d, "tests", "run.sh"), "w").close()
         bad = good.replace("44.3 ms", "44.4 ms").replace("315 ms", "316 ms").replace(
             "52 MiB", "53 MiB").replace("| 1 | 2 |\n\n", "| 1 | 3 |\n\n").replace(
             "(r/t.md)", "(r/gone.md)").replace("(#t)", "(#u)").replace(
-            "r/a.json col=x:1 -->", "r/none.json col=x:1 -->")
-        cases = [(good, 0), (bad, 7)]
+            "r/a.json col=x:1 -->", "r/none.json col=x:1 -->").replace(
+            "tests/run.sh", "tests/moved.sh")
+        cases = [(good, 0), (bad, 8)]
         for text, want in cases:
             p = os.path.join(d, "doc.md")
             with open(p, "w") as f:
@@ -740,7 +765,7 @@ def self_test():
                     print("  " + pr)
                 return 1
     ROOT = saved
-    print("doc_numbers self-test: a right page passes, 7 planted mistakes are all reported")
+    print("doc_numbers self-test: a right page passes, 8 planted mistakes are all reported")
     return 0
 
 
@@ -758,9 +783,9 @@ def main(argv):
         print("doc_numbers: %d mismatch(es) in %s" % (len(problems), ", ".join(files)))
         return 1
     print("doc_numbers: %d tables (%d cells recomputed from records, %d rows found in committed "
-          "tables), %d goals claims and %d relative links in %d files: all match" % (
+          "tables), %d goals claims, %d relative links and %d source paths in %d files: all match" % (
               stats["tables"], stats["cells"], stats["rows"], stats["goals"], stats["links"],
-              len(files)))
+              stats["paths"], len(files)))
     return 0
 
 
