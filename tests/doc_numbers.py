@@ -539,6 +539,39 @@ def check_paths(path, lines, problems):
     return count
 
 
+# A measured number in prose links to its record, the link's title the SPEC of a table cell:
+#   [3.254 ms](../results/baselines/DEV/STUDY/fig5.json "variant:gpu-fused,cell:rbc,value:steady,per:steps")
+# The link text's first number (and, with also:, the next ones) is recomputed as a cell is.
+FACT_RE = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]+\.(?:json|json\.xz|csv))>?\s+\"([^\"]*)\"\s*\)")
+# A published value links to its paper in docs/papers.md, the title naming where in it:
+#   [17×](papers.md#rdme "fig. 5")
+QUOTE_RE = re.compile(r"\[([^\]]*)\]\(\s*(?:[^)\s]*/)?papers\.md#([\w-]+)\s+\"([^\"]+)\"\s*\)")
+
+
+def check_facts(path, lines, mask, problems):
+    base = os.path.dirname(path)
+    count = 0
+    for n, (line, code) in enumerate(zip(lines, mask), 1):
+        if code:
+            continue
+        text = strip_code_spans(line)
+        for m in FACT_RE.finditer(text):
+            where = "%s:%d" % (path, n)
+            count += 1
+            rec_path = os.path.relpath(os.path.normpath(os.path.join(base, m.group(2))), ROOT)
+            try:
+                spec = parse_spec(m.group(3), where) or {}
+                records = load_records(rec_path)
+            except Failure as e:
+                problems.append("%s: %s" % (where, e))
+                continue
+            for p in check_cell(m.group(1), spec, records, where):
+                problems.append("%s: '%s' (%s): %s" % (where, m.group(1), m.group(3), p))
+        # a quote's paper and its heading are checked as every relative link is
+        count += len(QUOTE_RE.findall(text))
+    return count
+
+
 def check_records_table(path, cline, words, table, problems):
     _, header, rows = table
     paths, cols, rowspecs, allspec = [], [], [], {}
@@ -694,16 +727,132 @@ def check_file(path, problems, stats):
             stats["rows"] += check_quoted_table(path, start, words, found[j], problems)
     stats["links"] += check_links(path, lines, mask, problems)
     stats["paths"] += check_paths(path, lines, problems)
+    stats["facts"] += check_facts(path, lines, mask, problems)
+    share = classify(path, lines, mask)
+    for k, v in share.items():
+        stats["kinds"][k] = stats["kinds"].get(k, 0) + v
 
 
 def run(files):
-    problems, stats = [], {"tables": 0, "cells": 0, "rows": 0, "links": 0, "goals": 0, "paths": 0}
+    problems, stats = [], {"tables": 0, "cells": 0, "rows": 0, "links": 0, "goals": 0, "paths": 0,
+                        "facts": 0, "kinds": {}}
     for f in files:
         if not os.path.isfile(f):
             problems.append("%s: no such file" % f)
             continue
         check_file(f, problems, stats)
     return problems, stats
+
+
+# ---- what kind each number of a page is ------------------------------------------------------
+#
+# recomputed   a cell of a <!-- records: --> table, a fact link's text, or a row of a
+#              <!-- table: --> table whose file `bench/scripts/tables check` makes again
+#              (a study folder's table outside earlier/)
+# quoted       a published value: a link to docs/papers.md (QUOTE_RE), or a table column
+#              headed paper/published/thesis
+# constant     in code (a command, a parameter, a threshold written as the code has it)
+# identifier   not a quantity: headings, dates, "fig. 5", "table 2", "issue 21", "CUDA 13.0" ...
+# copied       a row of a <!-- table: --> table that no test makes again (earlier/ folders)
+# unchecked    anything else
+# The share that counts: (recomputed + quoted + constant) / (all - identifiers).
+SHARE_GOAL = 95.0
+# Fails below this, so that the share only goes up (it was 31.7 % when first counted, at
+# 6c40c3e; raise it with each page converted; the goal is SHARE_GOAL).
+SHARE_FLOOR = 31.0
+IDENT_BEFORE = re.compile(
+    r"(?i)(?:\bfigs?\.|\bfigures?|\btables?|\bissues?|\bsections?|§|\beqs?\.|\bpp?\.|"
+    r"\bchapters?|\bstages?|\bparts?|\bitems?|\bCUDA|\bsm_|\bcompute capability|\bversion|"
+    r"\bGPL-|\bApache-|\bUbuntu|\bDebian|\bC|\bC\+\+|\bPython|\bstop|\blevel|\bSHA-|"
+    r"\bthesis figures|\bexits?|\bstatus|\bcode|[≥≤]\s*CUDA)"
+    # the rest of a list: "figs. 3.4, 3.6 and 3.8", "tables 2-4", "issues 50 and 51"
+    r"\s*\(?(?:[\d.]+\s*(?:[-–,]|and|or)\s*)*$")
+CONSTANT_BEFORE = re.compile(r"(?i)(?:\bexits?|\bexit status|\bstatus|\bcode)\s*$")
+PUBLISHED_HEADER = re.compile(r"(?i)paper|published|thesis")
+
+
+def regenerated(table_path):
+    """Whether `bench/scripts/tables check` makes this committed table again."""
+    folder = os.path.dirname(os.path.join(ROOT, table_path))
+    return "/earlier/" not in table_path and bool(
+        glob.glob(os.path.join(folder, "*.json")) + glob.glob(os.path.join(folder, "*.json.xz")))
+
+
+def classify(path, lines, mask):
+    kinds = {}
+    found = {t[0]: t for t in tables(lines)}
+    row_kind, quoted_cols = {}, {}
+    for start, end, kind, words in comments(lines, mask):
+        j = end + 1
+        while j < len(lines) and not lines[j].strip():
+            j += 1
+        if j not in found or kind not in ("records", "table"):
+            continue
+        for ln, _ in found[j][2]:
+            if kind == "records":
+                row_kind[ln] = "recomputed"
+            else:
+                row_kind[ln] = "recomputed" if words and regenerated(words[0]) else "copied"
+    for head, header, rows in found.values():
+        cols = {c for c, h in enumerate(header) if PUBLISHED_HEADER.search(h)}
+        for ln, _ in rows:
+            quoted_cols[ln] = cols
+    in_comment = False
+    for i, line in enumerate(lines):
+        text = line
+        if in_comment or "<!--" in text:
+            if in_comment and "-->" not in text:
+                continue
+            if in_comment:
+                text, in_comment = text[text.index("-->") + 3:], False
+            text = re.sub(r"<!--.*?-->", "", text)
+            if "<!--" in text:
+                text, in_comment = text[:text.index("<!--")], True
+        if mask[i]:
+            kinds["constant"] = kinds.get("constant", 0) + len(numbers(text))
+            continue
+        spans = {}
+        for m in re.finditer(r"`[^`]*`", text):
+            spans[(m.start(), m.end())] = "constant"
+        for m in FACT_RE.finditer(text):
+            spans[(m.start(1), m.end(1))] = "recomputed"
+        for m in QUOTE_RE.finditer(text):
+            spans[(m.start(1), m.end(1))] = "quoted"
+        # link targets and titles are not the page's numbers
+        masked = re.sub(r"\]\([^)]*\)", lambda m: "]" + " " * (len(m.group(0)) - 1), text)
+        cells = None
+        if i in quoted_cols and quoted_cols[i]:
+            bars = [m.start() for m in re.finditer(r"(?<!\\)\|", masked)]
+            cells = [(bars[c], bars[c + 1]) for c in sorted(quoted_cols[i]) if c + 1 < len(bars)]
+        # a sentence goes on from the line before: "figures (3.4, 3.6,\n3.8"
+        before = (lines[i - 1] if i and not mask[i - 1] else "")[-60:] + " "
+        for pos, _, _, _ in numbers(masked):
+            kind = next((k for (a, b), k in spans.items() if a <= pos < b), None)
+            if kind is None:
+                context = before + masked[:pos] if not masked[:pos].strip() or \
+                    re.match(r"^[\d.\s,–-]*$", masked[:pos]) else masked[:pos]
+                if CONSTANT_BEFORE.search(context):
+                    kind = "constant"
+                elif masked.lstrip().startswith("#") or IDENT_BEFORE.search(context) or \
+                        re.match(r"\d{4}-\d\d-\d\d", masked[pos:]):
+                    kind = "identifier"
+                elif cells and any(a < pos < b for a, b in cells):
+                    kind = "quoted"
+                else:
+                    kind = row_kind.get(i, "unchecked")
+            kinds[kind] = kinds.get(kind, 0) + 1
+    return kinds
+
+
+def share_line(kinds):
+    """(share in %, the line that says it)."""
+    counted = sum(kinds.values()) - kinds.get("identifier", 0)
+    good = kinds.get("recomputed", 0) + kinds.get("quoted", 0) + kinds.get("constant", 0)
+    share = 100.0 * good / counted if counted else 100.0
+    parts = ", ".join("%d %s" % (kinds.get(k, 0), k) for k in
+                      ("recomputed", "quoted", "constant", "copied", "unchecked", "identifier"))
+    return share, ("doc_numbers: %.1f %% of %d numbers recomputed, quoted or constants (%s; "
+                   "goal %.0f %%, floor %.1f %%)" % (share, counted, parts, SHARE_GOAL, SHARE_FLOOR))
 
 
 # ---- self-test: the checker must catch what it claims to ------------------------------------
@@ -741,15 +890,20 @@ def self_test():
                 "| | per step | copy | memory |\n|---|---|---|---|\n| a | 36.0 | 338 ms | 52 MiB |"
                 "\n\n<!-- table: r/t.md -->\n| x | y |\n|---|---|\n| 1 | 2 |\n\n[t](#t) "
                 "[f](r/t.md)\n\n<!-- records: r/a.json col=x:1 -->\n| v | t |\n|---|---|\n| a | 44.3 ms |\n"
-                "\nRun `tests/run.sh`, or tests/NAME.sh (a placeholder).\n")
+                "\nRun `tests/run.sh`, or tests/NAME.sh (a placeholder).\n"
+                "\nA step took [36.0 µs](r/a.json \"variant:a,x:1,value:steady,per:steps,unit:µs\"),"
+                " the paper's [17×](papers.md#p \"fig. 5\").\n")
+        with open(os.path.join(d, "papers.md"), "w") as f:
+            f.write("# Papers\n\n## P\n")
         os.makedirs(os.path.join(d, "tests"))
         open(os.path.join(d, "tests", "run.sh"), "w").close()
         bad = good.replace("44.3 ms", "44.4 ms").replace("315 ms", "316 ms").replace(
             "52 MiB", "53 MiB").replace("| 1 | 2 |\n\n", "| 1 | 3 |\n\n").replace(
             "(r/t.md)", "(r/gone.md)").replace("(#t)", "(#u)").replace(
             "r/a.json col=x:1 -->", "r/none.json col=x:1 -->").replace(
-            "tests/run.sh", "tests/moved.sh")
-        cases = [(good, 0), (bad, 8)]
+            "tests/run.sh", "tests/moved.sh").replace("[36.0 µs]", "[36.1 µs]").replace(
+            "papers.md#p ", "papers.md#q ")
+        cases = [(good, 0), (bad, 10)]
         for text, want in cases:
             p = os.path.join(d, "doc.md")
             with open(p, "w") as f:
@@ -765,17 +919,26 @@ def self_test():
                     print("  " + pr)
                 return 1
     ROOT = saved
-    print("doc_numbers self-test: a right page passes, 8 planted mistakes are all reported")
+    print("doc_numbers self-test: a right page passes, 10 planted mistakes are all reported")
     return 0
 
 
 def main(argv):
     if argv[1:2] == ["--self-test"]:
         return self_test()
-    if any(a.startswith("-") for a in argv[1:]):
-        print("usage: python3 tests/doc_numbers.py [--self-test | FILE.md ...]", file=sys.stderr)
+    if any(a.startswith("-") for a in argv[1:]) and argv[1:2] != ["--share"] or \
+            any(a.startswith("-") for a in argv[2:]):
+        print("usage: python3 tests/doc_numbers.py [--self-test | [--share] FILE.md ...]",
+              file=sys.stderr)
         return 2
-    files = argv[1:] or ["README.md"] + sorted(glob.glob("docs/*.md"))
+    per_file = argv[1:2] == ["--share"]
+    if per_file:
+        argv = argv[:1] + argv[2:]
+    files = argv[1:] or ["README.md"] + sorted(glob.glob("docs/*.md")) + ["results/README.md"]
+    if per_file:
+        for f in files:
+            lines = open(f, encoding="utf-8").read().split("\n")
+            print("%-30s %s" % (f, share_line(classify(f, lines, code_mask(lines)))[1][13:]))
     problems, stats = run(files)
     for p in problems:
         print(p)
@@ -783,9 +946,16 @@ def main(argv):
         print("doc_numbers: %d mismatch(es) in %s" % (len(problems), ", ".join(files)))
         return 1
     print("doc_numbers: %d tables (%d cells recomputed from records, %d rows found in committed "
-          "tables), %d goals claims, %d relative links and %d source paths in %d files: all match" % (
-              stats["tables"], stats["cells"], stats["rows"], stats["goals"], stats["links"],
-              stats["paths"], len(files)))
+          "tables), %d goals claims, %d facts and quotes, %d relative links and %d source paths "
+          "in %d files: all match" % (
+              stats["tables"], stats["cells"], stats["rows"], stats["goals"], stats["facts"],
+              stats["links"], stats["paths"], len(files)))
+    share, line = share_line(stats["kinds"])
+    print(line)
+    if share < SHARE_FLOOR:
+        print("doc_numbers: the share fell below its floor: link the new numbers to their records"
+              " (a fact link, a <!-- records: --> table) or to the paper they quote")
+        return 1
     return 0
 
 
