@@ -752,7 +752,8 @@ def run(files):
 # quoted       a published value: a link to docs/papers.md (QUOTE_RE), or a table column
 #              headed paper/published/thesis
 # constant     in code (a command, a parameter, a threshold written as the code has it)
-# identifier   not a quantity: headings, dates, "fig. 5", "table 2", "issue 21", "CUDA 13.0" ...
+# identifier   not a quantity: headings, a table's header row and first column (the points'
+#              names), dates, "fig. 5", "table 2", "issue 21", "CUDA 13.0" ...
 # copied       a row of a <!-- table: --> table that no test makes again (earlier/ folders)
 # unchecked    anything else
 # The share that counts: (recomputed + quoted + constant) / (all - identifiers).
@@ -793,10 +794,13 @@ def classify(path, lines, mask):
                 row_kind[ln] = "recomputed"
             else:
                 row_kind[ln] = "recomputed" if words and regenerated(words[0]) else "copied"
+    labels = {}  # a table's header row and first column name its points: identifiers
     for head, header, rows in found.values():
         cols = {c for c, h in enumerate(header) if PUBLISHED_HEADER.search(h)}
+        labels[head] = None
         for ln, _ in rows:
             quoted_cols[ln] = cols
+            labels[ln] = 1
     in_comment = False
     for i, line in enumerate(lines):
         text = line
@@ -820,10 +824,12 @@ def classify(path, lines, mask):
             spans[(m.start(1), m.end(1))] = "quoted"
         # link targets and titles are not the page's numbers
         masked = re.sub(r"\]\([^)]*\)", lambda m: "]" + " " * (len(m.group(0)) - 1), text)
-        cells = None
-        if i in quoted_cols and quoted_cols[i]:
+        cells, label_end = None, -1
+        if i in labels:
             bars = [m.start() for m in re.finditer(r"(?<!\\)\|", masked)]
-            cells = [(bars[c], bars[c + 1]) for c in sorted(quoted_cols[i]) if c + 1 < len(bars)]
+            label_end = len(masked) if labels[i] is None else (bars[1] if len(bars) > 1 else -1)
+            cells = [(bars[c], bars[c + 1]) for c in sorted(quoted_cols.get(i, ()))
+                     if c + 1 < len(bars)]
         # a sentence goes on from the line before: "figures (3.4, 3.6,\n3.8"
         before = (lines[i - 1] if i and not mask[i - 1] else "")[-60:] + " "
         for pos, _, _, _ in numbers(masked):
@@ -831,7 +837,9 @@ def classify(path, lines, mask):
             if kind is None:
                 context = before + masked[:pos] if not masked[:pos].strip() or \
                     re.match(r"^[\d.\s,–-]*$", masked[:pos]) else masked[:pos]
-                if CONSTANT_BEFORE.search(context):
+                if pos < label_end:
+                    kind = "identifier"
+                elif CONSTANT_BEFORE.search(context):
                     kind = "constant"
                 elif masked.lstrip().startswith("#") or IDENT_BEFORE.search(context) or \
                         re.match(r"\d{4}-\d\d-\d\d", masked[pos:]):
