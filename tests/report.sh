@@ -141,7 +141,9 @@ grep -q "^report: results/runs/report-[0-9]*-[0-9]*/report-test-gpu-alpha.md and
     fail "report says where it wrote: $(cat "$tmp/out")"
 has "$1" "![alpha/fig1.png](../../../../runs/alpha/fig1.png)"
 
-# the pages, into the first DIR when --out names it (how the committed pages are made again)
+# the pages, into the first DIR when --out names it (how the committed pages are made again);
+# a folder of CSV views alone is said to be passed over (they name no GPU)
+mkdir -p "$runs/csv-only" && printf 'name,median\nw/a,1\n' > "$runs/csv-only/fig4.csv"
 expect 0 "report" "$sb" report "$runs/" --out "$runs"
 alpha="$runs/report-test-gpu-alpha" beta="$runs/report-test-beta-80gb"
 for page in "$alpha" "$beta"; do
@@ -156,6 +158,8 @@ grep -q "^report: $beta.md and .html: NVIDIA Test Beta 80GB, 2 folders, 1 table,
     fail "beta's line on stdout"
 grep -q "^passed over: $runs/alpha/gbench.json: not valid JSON" "$tmp/out" || fail "gbench.json passed over"
 grep -q "^left out: $runs/orphan (1 figure): no records beside them$" "$tmp/out" || fail "orphan left out"
+grep -q "^passed over: $runs/csv-only: CSV records only, which name no GPU" "$tmp/out" ||
+    fail "a folder of CSV views alone passed over, and said"
 
 md="$alpha.md"
 has "$md" "# stagebench report: Test GPU Alpha"

@@ -418,6 +418,7 @@ static int scan(report *r, int root, const char *path, const char *label, const 
     char **names = NULL;
     int n = 0, rc = list_names(path, &names, &n);
     folder f = {.root = root};
+    int csv = 0; /* CSV views, which name neither the GPU nor the commit */
     for (int i = 0; i < n && rc == 0; i++) {
         char file[4096];
         struct stat st;
@@ -425,6 +426,7 @@ static int scan(report *r, int root, const char *path, const char *label, const 
             break;
         if (stat(file, &st) != 0 || !S_ISREG(st.st_mode))
             continue;
+        csv += has_suffix(names[i], ".csv");
         if (sb_is_json_name(names[i]))
             rc = load_records(r, &f, file, names[i]);
         else if (has_suffix(names[i], ".md"))
@@ -432,6 +434,10 @@ static int scan(report *r, int root, const char *path, const char *label, const 
         else if (has_suffix(names[i], ".png"))
             rc = add_figure(&f, file, names[i]);
     }
+    if (rc == 0 && csv && !f.nrecords && r->log)
+        fprintf(r->log, "%s: %s: CSV records only, which name no GPU: keep their JSON (NAME.json "
+                        "or .json.xz) beside them to include them\n",
+                f.nentries ? "records passed over (its tables kept)" : "passed over", path);
     if (rc == 0 && (f.nrecords || f.nentries)) {
         for (int i = 0; i < f.nentries; i++)
             f.entries[i].device = f.entries[i].text ? table_device(r, &f, f.entries[i].text) : -1;
