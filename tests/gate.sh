@@ -146,8 +146,11 @@ grep -q "No committed baseline" "$tmp/out" || fail "ci-gate: says there is no ba
 # --records: decided again from a gate's folder, written to --out only; relative paths from
 # another folder
 before=$(ls -R "$tmp/ci-slow/gate" | md5sum)
+history_before=$(md5sum < "$tmp/h.sqlite")
 (cd "$tmp" && expect 1 "ci-gate --records" sh "$here/../bench/scripts/ci-gate" --records ci-slow/gate --out again \
     --history h.sqlite --baseline baseline)
+[ "$(md5sum < "$tmp/h.sqlite")" = "$history_before" ] || fail "ci-gate --records added to the history"
+grep -q "A replay adds nothing to the history" "$tmp/again/summary.md" || fail "the replay says the history is left"
 [ -f "$tmp/again/replay.json" ] || fail "ci-gate --records: the replay in --out"
 [ "$(ls -R "$tmp/ci-slow/gate" | md5sum)" = "$before" ] || fail "ci-gate --records wrote into the records"
 grep -q "The committed baseline" "$tmp/again/summary.md" || fail "the trend names the baseline and its age"
