@@ -1017,8 +1017,10 @@ static char *gnuplot_variables(const plot *p, const char *script, const char *da
     gp_set(f, "caution", caution);
     gp_set(f, "caution_note", note);
     fprintf(f, "cautions = %d; ", p->cautions);
+    /* the note below the x axis's label: a wider bottom margin than gnuplot's own (3 lines) */
     if (p->cautions > 0)
-        fputs("set label 990 caution_note at screen 0.01, 0.015 left front font \",9\"; ", f);
+        fputs("set label 990 caution_note at screen 0.01, 0.015 left front font \",9\"; "
+              "set bmargin 5; ", f);
     /* figure scripts keep a title the user gave (--title, a study's title=) */
     fprintf(f, "title_given = %d; count = %d; set loadpath ", p->req->title != NULL, p->nlines);
     gp_string(f, script_dir);
