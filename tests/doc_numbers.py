@@ -548,6 +548,53 @@ FACT_RE = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]+\.(?:json|json\.xz|csv))>?\s+
 QUOTE_RE = re.compile(r"\[([^\]]*)\]\(\s*(?:[^)\s]*/)?papers\.md#([\w-]+)\s+\"([^\"]+)\"\s*\)")
 
 
+# A constant of the method links to where the code sets it, the title naming it there:
+#   [5 %](../harness/json.h "SB_CAUTION_NOISE")    [up to 40](../harness/gate.c ".max_rounds")
+# The first line of the file naming it, and giving a number after the name, must give the link
+# text's number (a % as a fraction: 5 % is 0.05), so that a page cannot drift from the code. A
+# committed text record (.txt: a command's output) is cited the same way, the title words of
+# its line, the number rounded as the page writes it (counted as recomputed): [310 s](cpu/first-day.txt "run-main-study:").
+CONST_RE = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]+?)>?\s+\"([^\"]+)\"\s*\)")
+SOURCE_SUFFIXES = (".c", ".h", ".cu", ".cc", ".py", ".sh", ".gp", ".study", ".suite", ".cmake",
+                   "CMakeLists.txt", ".txt")
+
+
+def is_source_link(target):
+    return target.endswith(SOURCE_SUFFIXES) or "/scripts/" in target
+
+
+def check_constant(path, n, text, target, name, problems):
+    base = os.path.dirname(path)
+    full = os.path.normpath(os.path.join(base, target))
+    if not os.path.isfile(full):
+        return  # the link check names the missing file
+    nums = numbers(text)
+    if not nums:
+        problems.append("%s:%d: '%s' links a constant (%s) but holds no number" % (
+            path, n, text, name))
+        return
+    for line in open(full, encoding="utf-8", errors="replace"):
+        at = line.find(name)
+        if at < 0:
+            continue
+        code = numbers(line[at + len(name):])
+        if not code:
+            continue
+        _, mant, exp, unit = nums[0]
+        want = float(mant.replace(",", "")) * 10 ** exp
+        got = float(code[0][1].replace(",", "")) * 10 ** code[0][2]
+        decimals = len(mant.split(".")[1]) if "." in mant else 0
+        if abs(got - want) <= 1e-9 * max(1.0, abs(want)) or \
+                (unit == "%" and abs(got * 100 - want) <= 1e-9 * max(1.0, abs(want))) or \
+                (target.endswith(".txt") and unit == code[0][3] and exp == 0 and
+                 abs(round(got, decimals) - want) < 1e-9):
+            return
+        problems.append("%s:%d: '%s': %s is %s in %s, not %s" % (
+            path, n, text, name, code[0][1], target, mant))
+        return
+    problems.append("%s:%d: '%s': no line of %s gives %s a number" % (path, n, text, target, name))
+
+
 def check_facts(path, lines, mask, problems):
     base = os.path.dirname(path)
     count = 0
@@ -569,6 +616,10 @@ def check_facts(path, lines, mask, problems):
                 problems.append("%s: '%s' (%s): %s" % (where, m.group(1), m.group(3), p))
         # a quote's paper and its heading are checked as every relative link is
         count += len(QUOTE_RE.findall(text))
+        for m in CONST_RE.finditer(text):
+            if is_source_link(m.group(2)):
+                count += 1
+                check_constant(path, n, m.group(1), m.group(2), m.group(3), problems)
     return count
 
 
@@ -751,7 +802,8 @@ def run(files):
 #              (a study folder's table outside earlier/)
 # quoted       a published value: a link to docs/papers.md (QUOTE_RE), or a table column
 #              headed paper/published/thesis
-# constant     in code (a command, a parameter, a threshold written as the code has it)
+# constant     in code (a command, a parameter, a threshold written as the code has it), or a
+#              constant link's text (CONST_RE: checked against the line of code that sets it)
 # identifier   not a quantity: headings, a table's header row and first column (the points'
 #              names), dates, "fig. 5", "table 2", "issue 21", "CUDA 13.0" ...
 # copied       a row of a <!-- table: --> table that no test makes again (earlier/ folders)
@@ -822,6 +874,10 @@ def classify(path, lines, mask):
             spans[(m.start(1), m.end(1))] = "recomputed"
         for m in QUOTE_RE.finditer(text):
             spans[(m.start(1), m.end(1))] = "quoted"
+        for m in CONST_RE.finditer(text):
+            if is_source_link(m.group(2)):
+                spans[(m.start(1), m.end(1))] = \
+                    "recomputed" if m.group(2).endswith(".txt") else "constant"
         # link targets and titles are not the page's numbers
         masked = re.sub(r"\]\([^)]*\)", lambda m: "]" + " " * (len(m.group(0)) - 1), text)
         cells, label_end = None, -1
@@ -900,7 +956,9 @@ def self_test():
                 "[f](r/t.md)\n\n<!-- records: r/a.json col=x:1 -->\n| v | t |\n|---|---|\n| a | 44.3 ms |\n"
                 "\nRun `tests/run.sh`, or tests/NAME.sh (a placeholder).\n"
                 "\nA step took [36.0 µs](r/a.json \"variant:a,x:1,value:steady,per:steps,unit:µs\"),"
-                " the paper's [17×](papers.md#p \"fig. 5\").\n")
+                " the paper's [17×](papers.md#p \"fig. 5\"), above [5 %](c.h \"LIMIT\").\n")
+        with open(os.path.join(d, "c.h"), "w") as f:
+            f.write("#define LIMIT 0.05\n")
         with open(os.path.join(d, "papers.md"), "w") as f:
             f.write("# Papers\n\n## P\n")
         os.makedirs(os.path.join(d, "tests"))
@@ -910,8 +968,8 @@ def self_test():
             "(r/t.md)", "(r/gone.md)").replace("(#t)", "(#u)").replace(
             "r/a.json col=x:1 -->", "r/none.json col=x:1 -->").replace(
             "tests/run.sh", "tests/moved.sh").replace("[36.0 µs]", "[36.1 µs]").replace(
-            "papers.md#p ", "papers.md#q ")
-        cases = [(good, 0), (bad, 10)]
+            "papers.md#p ", "papers.md#q ").replace("[5 %]", "[6 %]")
+        cases = [(good, 0), (bad, 11)]
         for text, want in cases:
             p = os.path.join(d, "doc.md")
             with open(p, "w") as f:
@@ -927,7 +985,7 @@ def self_test():
                     print("  " + pr)
                 return 1
     ROOT = saved
-    print("doc_numbers self-test: a right page passes, 10 planted mistakes are all reported")
+    print("doc_numbers self-test: a right page passes, 11 planted mistakes are all reported")
     return 0
 
 
