@@ -810,9 +810,9 @@ def run(files):
 # unchecked    anything else
 # The share that counts: (recomputed + quoted + constant) / (all - identifiers).
 SHARE_GOAL = 95.0
-# Fails below this, so that the share only goes up (it was 31.7 % when first counted, at
+# Fails below this, so that the share only goes up (it was 31.1 % when first counted, at
 # 6c40c3e; raise it with each page converted; the goal is SHARE_GOAL).
-SHARE_FLOOR = 31.0
+SHARE_FLOOR = 31.5
 IDENT_BEFORE = re.compile(
     r"(?i)(?:\bfigs?\.|\bfigures?|\btables?|\bissues?|\bsections?|§|\beqs?\.|\bpp?\.|"
     r"\bchapters?|\bstages?|\bparts?|\bitems?|\bCUDA|\bsm_|\bcompute capability|\bversion|"

@@ -3,7 +3,7 @@
 # anything runs (a missing ProCell histogram names get-data); --figures-only fails on a figure or
 # table it cannot make and on a folder without records, but only says so of figures gnuplot is
 # not here to draw; records committed as .json.xz draw as .json ones do (the committed rdme-study
-# folder, its CSV views unpacked from extras.tar.xz); a --define the file never uses and a file
+# folder, its CSV views read from its extras.tar.xz); a --define the file never uses and a file
 # that is not text are refused in one line (the bytes never echoed); the progress (k of N, the
 # time taken and left) in plain lines on stderr when it is not a terminal, silent with --quiet;
 # --check's estimated duration from reference records, or why there is none.
@@ -160,13 +160,24 @@ has "figure times: skipped: gnuplot is not installed"
 has "0 of 2 figures (2 skipped: gnuplot is not installed); 2 of 2 tables"
 
 # 3. .json.xz records: the committed rdme-study folder (fig6 as .json.xz), its CSV views in
-# extras.tar.xz; a CSV view is NAME.csv whether the records are NAME.json or NAME.json.xz.
+# extras.tar.xz, read from there (unpacked into a temporary folder, removed after, nothing added
+# to the records' folder); a CSV view is NAME.csv whether the records are NAME.json or .json.xz.
 cp -r "$root/results/baselines/h100-80gb-hbm3/rdme-study" "$tmp/rdme"
-expect 2 "rdme-study without its CSV views" "$sb" study "$studies/rdme-single-gpu.study" \
-    --out "$tmp/rdme" --figures-only
-err_has "rdme-single-gpu.study:62: figure fig6: not drawn: $tmp/rdme/fig6.csv: No such file or directory (the CSV view of $tmp/rdme/fig6.json.xz; this folder keeps its CSV views in extras.tar.xz: tar -xJf $tmp/rdme/extras.tar.xz -C $tmp/rdme)"
+mkdir "$tmp/tmpdir"
+TMPDIR="$tmp/tmpdir" expect 0 "rdme-study from .json and .json.xz records, CSV views in extras.tar.xz" \
+    "$sb" study "$studies/rdme-single-gpu.study" --out "$tmp/rdme" --figures-only
+! ls "$tmp/rdme"/*.csv > /dev/null 2>&1 || fail "CSV views unpacked into the records' folder"
+[ -z "$(ls "$tmp/tmpdir")" ] || fail "the temporary CSV views left: $(ls "$tmp/tmpdir")"
 ! grep -q "json.csv" "$tmp/err" "$tmp/out" || fail "a CSV view named after .json"
-tar -xJf "$tmp/rdme/extras.tar.xz" -C "$tmp/rdme"
+# without them anywhere: the figure is not drawn, and says where it looked
+cp -r "$tmp/rdme" "$tmp/rdme-bare" && rm "$tmp/rdme-bare/extras.tar.xz"
+expect 2 "rdme-study without its CSV views" "$sb" study "$studies/rdme-single-gpu.study" \
+    --out "$tmp/rdme-bare" --figures-only
+err_has "rdme-single-gpu.study:62: figure fig6: not drawn: $tmp/rdme-bare/fig6.csv: No such file or directory (the CSV view is written beside $tmp/rdme-bare/fig6.json.xz)"
+tar -cJf "$tmp/rdme-bare/extras.tar.xz" -T /dev/null
+expect 2 "rdme-study, its extras.tar.xz without the CSV views" "$sb" study \
+    "$studies/rdme-single-gpu.study" --out "$tmp/rdme-bare" --figures-only
+err_has "figure fig6: not drawn: $tmp/rdme-bare/fig6.csv: No such file or directory, and not in $tmp/rdme-bare/extras.tar.xz either (the CSV view of $tmp/rdme-bare/fig6.json.xz)"
 expect 0 "rdme-study from .json and .json.xz records" "$sb" study \
     "$studies/rdme-single-gpu.study" --out "$tmp/rdme" --figures-only
 xz -k "$tmp/st/a.json" && rm "$tmp/st/a.json" # the study's own records, compressed as committed

@@ -78,7 +78,11 @@ typedef struct plot {
     char title[4096], xlabel[1024], ylabel[1024];
     char first_csv[4096]; /* DATA: the first input's CSV view */
     char *csvfiles;       /* DATA: every input's, as gnuplot words */
+    char csv_tmp[4096];   /* DATA: where CSV views unpacked from an extras.tar.xz went ("": none) */
 } plot;
+
+static int find_program(const char *name, char *out, size_t cap);
+static int run_program(const char *program, char *const argv[], char *err, size_t cap);
 
 static const char *const kind_names[] = {"time", "speedup", "series", "counters", "data"};
 
@@ -899,7 +903,54 @@ static void gp_word(FILE *f, const char *item, int first)
     fprintf(f, "%s\"%s\"", first ? "" : " ", item);
 }
 
-/* DATA: every records file's CSV view, which the script reads. */
+/* A committed folder keeps its records' CSV views in extras.tar.xz beside them: input i's view
+ * (name: X.csv) is unpacked into a temporary folder of the plot's own, never into the records'
+ * folder, and its path written to out. 0, or -1 when tar or the member is missing. */
+static int csv_from_extras(plot *p, int i, const char *extras, const char *name, char *out,
+                           size_t cap)
+{
+    char tar[4096], dir[4200], err[512];
+    if (find_program("tar", tar, sizeof tar) != 0)
+        return -1;
+    if (!p->csv_tmp[0]) {
+        const char *t = getenv("TMPDIR");
+        snprintf(p->csv_tmp, sizeof p->csv_tmp, "%s/stagebench-csv-XXXXXX", t && *t ? t : "/tmp");
+        if (!mkdtemp(p->csv_tmp)) {
+            p->csv_tmp[0] = '\0';
+            return -1;
+        }
+    }
+    /* a folder per input: two folders' views share their names (fig5.csv of two GPUs) */
+    snprintf(dir, sizeof dir, "%s/%d", p->csv_tmp, i);
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return -1;
+    char *argv[] = {"tar", "-xJf", (char *)extras, "-C", dir, (char *)name, NULL};
+    if (run_program(tar, argv, err, sizeof err) != 0)
+        return -1;
+    if (snprintf(out, cap, "%s/%s", dir, name) >= (int)cap)
+        return -1;
+    return access(out, R_OK);
+}
+
+/* The CSV views unpacked by csv_from_extras, and their folders, removed. */
+static void remove_csv_tmp(plot *p)
+{
+    if (!p->csv_tmp[0])
+        return;
+    for (int i = 0; i < p->req->ninputs; i++) {
+        char path[4096], file[8400], dir[4200];
+        csv_path(p->req->inputs[i], path, sizeof path);
+        const char *slash = strrchr(path, '/');
+        snprintf(dir, sizeof dir, "%s/%d", p->csv_tmp, i);
+        snprintf(file, sizeof file, "%s/%s", dir, slash ? slash + 1 : path);
+        unlink(file);
+        rmdir(dir);
+    }
+    rmdir(p->csv_tmp);
+}
+
+/* DATA: every records file's CSV view, which the script reads: beside the records, or else in the
+ * folder's extras.tar.xz (unpacked elsewhere, for this figure only). */
 static int find_csv_files(plot *p)
 {
     size_t len;
@@ -911,19 +962,22 @@ static int find_csv_files(plot *p)
         csv_path(p->req->inputs[i], path, sizeof path);
         if (access(path, R_OK) != 0) {
             /* a folder under results/baselines/ keeps its CSV views in extras.tar.xz */
-            char extras[4200], why[64];
+            char extras[4200], why[64], unpacked[4096];
             const char *slash = strrchr(path, '/');
             snprintf(why, sizeof why, "%s", strerror(errno));
             snprintf(extras, sizeof extras, "%.*s/extras.tar.xz", slash ? (int)(slash - path) : 1,
                      slash ? path : ".");
-            fclose(f);
-            if (access(extras, R_OK) == 0)
-                return sb_fail("%s: %s (the CSV view of %s; this folder keeps its CSV views in "
-                               "extras.tar.xz: tar -xJf %s -C %.*s)",
-                               path, why, p->req->inputs[i], extras,
-                               slash ? (int)(slash - path) : 1, slash ? path : ".");
-            return sb_fail("%s: %s (the CSV view is written beside %s)", path, why,
-                           p->req->inputs[i]);
+            int has_extras = access(extras, R_OK) == 0;
+            if (!has_extras || csv_from_extras(p, i, extras, slash ? slash + 1 : path, unpacked,
+                                               sizeof unpacked) != 0) {
+                fclose(f);
+                if (has_extras)
+                    return sb_fail("%s: %s, and not in %s either (the CSV view of %s)", path, why,
+                                   extras, p->req->inputs[i]);
+                return sb_fail("%s: %s (the CSV view is written beside %s)", path, why,
+                               p->req->inputs[i]);
+            }
+            snprintf(path, sizeof path, "%s", unpacked);
         }
         if (i == 0)
             snprintf(p->first_csv, sizeof p->first_csv, "%s", path);
@@ -1215,6 +1269,7 @@ int sb_plot(const sb_plot_request *r)
         rc = draw(&p, script, data_path);
 
 done:
+    remove_csv_tmp(&p);
     free(p.csvfiles);
     for (int i = 0; i < p.nlines; i++)
         free(p.lines[i].points);
