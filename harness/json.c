@@ -50,17 +50,22 @@ int sb_is_temp_file(const char *path)
 
 /* After a rename, the directory entry itself reaches the disk (a crash of the machine, not just
  * of the process, then finds the new file). Best effort where the file system cannot. */
+void sb_cut_to_folder(char *path)
+{
+    char *slash = strrchr(path, '/');
+    if (!slash)
+        strcpy(path, ".");
+    else if (slash == path)
+        path[1] = '\0';
+    else
+        *slash = '\0';
+}
+
 static int sync_directory(const char *path)
 {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == dir)
-        dir[1] = '\0';
-    else
-        *slash = '\0';
+    sb_cut_to_folder(dir);
     int fd = open(dir, O_RDONLY | O_DIRECTORY);
     if (fd < 0)
         return 0;

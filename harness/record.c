@@ -506,13 +506,7 @@ int sb_records_check_path(const char *json_path, const char *label)
      * views are written there through a temporary file and a rename. */
     snprintf(dir, sizeof dir, "%s", json_path);
     for (;;) {
-        char *slash = strrchr(dir, '/');
-        if (!slash)
-            snprintf(dir, sizeof dir, ".");
-        else if (slash == dir)
-            dir[1] = '\0';
-        else
-            *slash = '\0';
+        sb_cut_to_folder(dir);
         struct stat st;
         if (stat(dir, &st) == 0) {
             if (!S_ISDIR(st.st_mode))
