@@ -104,6 +104,8 @@ static const metric_mapping mappings[] = {
     {"lts__t_sector_hit_rate.pct", 50, 74, SOURCE_METRIC, "l2_tex_hit_rate", 1, NULL},
     /* reads only, for a CUPTI that lacks l2_tex_hit_rate */
     {"lts__t_sector_hit_rate.pct", 50, 74, SOURCE_METRIC, "l2_tex_read_hit_rate", 1, NULL},
+    /* warp instructions executed, summed over the SMs, on every chip the backend serves */
+    {"smsp__inst_executed.sum", 30, 74, SOURCE_METRIC, "inst_executed", 1, NULL},
 };
 static const size_t nmappings = sizeof mappings / sizeof mappings[0];
 

@@ -22,6 +22,7 @@ const char *const sb_default_metrics[] = {
     "sm__throughput.avg.pct_of_peak_sustained_elapsed",  /* SM throughput, % of peak */
     "sm__warps_active.avg.pct_of_peak_sustained_active", /* achieved occupancy, % */
     "lts__t_sector_hit_rate.pct",                        /* L2 hit rate, % */
+    "smsp__inst_executed.sum",                           /* warp instructions: the issue floor */
 };
 const int sb_ndefault_metrics = (int)(sizeof sb_default_metrics / sizeof sb_default_metrics[0]);
 

@@ -449,6 +449,12 @@ int sb_measure(const sb_workload *w, const sb_variant *v, const void *model,
     if (v->ops->report)
         v->ops->report(s.state, &res->report);
     w->figures(model, out, &res->figures);
+    if (gpu && w->problem_floor)
+        w->problem_floor(model, &res->problem);
+    if (gpu && timed_device) {
+        double mhz = res->clock_available ? res->sm_mhz_median : timed_device->sm_clock_max_mhz;
+        res->issue_rate = (double)timed_device->sm_count * SB_ISSUE_PER_SM_CYCLE * mhz * 1e6;
+    }
     if (gpu && opt->timed_kernels && strcmp(res->activity.status, "collected") == 0 &&
         timed_run_kernels(&s, &res->activity) != 0) {
         set_reason(res, SB_FAILED, "the run recorded for --kernels failed: %s", sb_error());

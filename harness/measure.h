@@ -89,6 +89,10 @@ typedef struct sb_activity_result {
     char disagreement[256];
 } sb_activity_result;
 
+/* Warp instructions an SM can issue a cycle: one a scheduler, four schedulers an SM from Maxwell
+ * on (Kepler's dual issue can pass it). The issue floor is a run's instructions at this rate. */
+#define SB_ISSUE_PER_SM_CYCLE 4
+
 /* One benchmark: what a record holds. */
 typedef struct sb_result {
     const sb_workload *workload;
@@ -124,6 +128,10 @@ typedef struct sb_result {
     sb_figures figures;
     sb_report report;
     double peak_bw;            /* measured peak of the timed device, bytes/s (0: CPU or unknown) */
+    sb_problem_floor problem;  /* the workload's floor for this model (bytes 0: none) */
+    /* warp instructions the timed device can issue a second: SMs x SB_ISSUE_PER_SM_CYCLE x the
+     * SM clock the samples ran at (the maximum where NVML did not say); 0: CPU or unknown */
+    double issue_rate;
     sb_counter_result counters;
     sb_activity_result activity;
 } sb_result;

@@ -141,6 +141,65 @@ static json_t *counters_json(const sb_result *res)
     return j;
 }
 
+/* A run's floors set against its time (docs/limits.md, "Floors"): the problem's (the least bytes
+ * any correct version moves, by the workload), the design's (the bytes this variant moves, by its
+ * own count), and, from the counters where collected, the DRAM bytes it did move and the
+ * instructions it issued, each as the share of the time it would take alone: bytes at the
+ * measured DRAM peak, instructions at the device's issue rate. The bound is the larger of the
+ * two measured shares, "latency" where neither reaches SB_BOUND_PCT. */
+typedef struct floors {
+    double problem_pct, problem_steady_pct, design_pct, design_steady_pct;
+    double instructions, issue_pct, dram_pct;
+    const char *bound;
+} floors;
+
+static double pct_of(double floor_seconds, double seconds)
+{
+    return floor_seconds > 0 && seconds > 0 ? 100.0 * floor_seconds / seconds : NAN;
+}
+
+static floors derive_floors(const sb_result *res)
+{
+    floors f = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NULL};
+    if (res->status != SB_VALID || !(res->peak_bw > 0))
+        return f;
+    double steady = res->report.steady.seconds > 0 ? res->report.steady.seconds : NAN;
+    f.problem_pct = pct_of(res->problem.bytes / res->peak_bw, res->time.median);
+    f.problem_steady_pct = pct_of(res->problem.bytes / res->peak_bw, steady);
+    f.design_pct = pct_of(res->report.bytes_moved / res->peak_bw, res->time.median);
+    f.design_steady_pct = pct_of(res->report.steady.bytes / res->peak_bw, steady);
+    counter_derived d = derive_counters(res);
+    double seconds = metric(&res->counters, "gpu__time_duration.sum") * 1e-9;
+    f.instructions = metric(&res->counters, "smsp__inst_executed.sum");
+    f.issue_pct = res->issue_rate > 0 ? pct_of(f.instructions / res->issue_rate, seconds) : NAN;
+    f.dram_pct = d.dram_pct_peak;
+    if (isfinite(f.issue_pct) || isfinite(f.dram_pct)) {
+        int issue = isfinite(f.issue_pct) && !(f.dram_pct >= f.issue_pct);
+        double top = issue ? f.issue_pct : f.dram_pct;
+        f.bound = top >= SB_BOUND_PCT ? (issue ? "issue" : "dram") : "latency";
+    }
+    return f;
+}
+
+static json_t *floors_json(const sb_result *res)
+{
+    floors f = derive_floors(res);
+    const sb_problem_floor *p = &res->problem;
+    json_t *j = json_object();
+    json_object_set_new(j, "problem_bytes", number(p->bytes > 0 ? p->bytes : NAN));
+    json_object_set_new(j, "problem", p->bytes > 0 ? json_string(p->what) : json_null());
+    json_object_set_new(j, "problem_pct", number(f.problem_pct));
+    json_object_set_new(j, "problem_steady_pct", number(f.problem_steady_pct));
+    json_object_set_new(j, "design_pct", number(f.design_pct));
+    json_object_set_new(j, "design_steady_pct", number(f.design_steady_pct));
+    json_object_set_new(j, "dram_pct", number(f.dram_pct));
+    json_object_set_new(j, "warp_instructions", number(f.instructions));
+    json_object_set_new(j, "issue_rate", number(res->issue_rate > 0 ? res->issue_rate : NAN));
+    json_object_set_new(j, "issue_pct", number(f.issue_pct));
+    json_object_set_new(j, "bound", f.bound ? json_string(f.bound) : json_null());
+    return j;
+}
+
 /* Occupancy, blocks per SM and the limiter are null where the calculator did not know the
  * device. */
 static json_t *kernel_table_json(const sb_activity *a)
@@ -287,6 +346,7 @@ static json_t *benchmark_json(const sb_result *res)
                             number(res->report.phases.seconds[i]));
     json_object_set_new(sb, "phases", phases);
     json_object_set_new(sb, "counters", counters_json(res));
+    json_object_set_new(sb, "floors", floors_json(res));
     json_object_set_new(sb, "activity", activity_json(&res->activity));
 
     json_t *b = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:o, s:o, s:s}", "name", res->name,
@@ -375,7 +435,8 @@ static int csv_header(sb_records *r)
                          "l2_hit_pct,dram_bytes_over_floor,activity_kernels,"
                          "activity_agrees,simulated_s_per_hour,steady_s,"
                          "steady_items_per_second,steady_pct_peak_dram,"
-                         "steady_simulated_s_per_hour") != 0)
+                         "steady_simulated_s_per_hour,problem_floor_pct,"
+                         "steady_problem_floor_pct,issue_floor_pct,bound") != 0)
         return -1;
     for (int i = 0; w->output_figures && w->output_figures[i]; i++)
         if (csv_append(r, ",%s", w->output_figures[i]) != 0)
@@ -436,6 +497,9 @@ static int csv_row(sb_records *r, const sb_result *res)
          csv_number(r, 1, res->report.steady.seconds > 0 ? res->report.steady.seconds : NAN) ||
          csv_number(r, 1, d.steady_step_items_per_s) || csv_number(r, 1, d.steady_pct_peak) ||
          csv_number(r, 1, d.steady_sim_per_hour);
+    floors f = derive_floors(res);
+    rc = rc || csv_number(r, 1, f.problem_pct) || csv_number(r, 1, f.problem_steady_pct) ||
+         csv_number(r, 1, f.issue_pct) || csv_text(r, f.bound ? f.bound : "", 0);
     for (int i = 0; !rc && res->workload->output_figures && res->workload->output_figures[i]; i++)
         rc = csv_number(r, v, res->figures.values[i]);
     for (int i = 0; !rc && res->workload->csv_phases && res->workload->csv_phases[i]; i++)

@@ -13,6 +13,11 @@
 extern "C" {
 #endif
 
+/* A record's floors (stagebench.floors): the run is bound by DRAM or by instruction issue where
+ * that floor takes at least this share of its time, else by latency (launches, dependent loads,
+ * the host). */
+#define SB_BOUND_PCT 50.0
+
 typedef struct sb_records {
     json_t *doc, *benchmarks;
     char json_path[4096], csv_path[4096];

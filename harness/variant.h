@@ -95,6 +95,15 @@ typedef struct sb_steady {
     int runs;                 /* runs the median is over */
 } sb_steady;
 
+/* The problem's floor: the least device-memory traffic any correct version of the workload must
+ * spend on the timed run's steps, from the model's sizes, not from what a variant does (that is
+ * sb_report.bytes_moved, the variant's design). The record sets it against the measured DRAM peak
+ * (docs/limits.md, "Floors"). */
+typedef struct sb_problem_floor {
+    double bytes;   /* over the run's steps; 0: the workload states none */
+    char what[200]; /* what is counted, in words */
+} sb_problem_floor;
+
 /* Facts a variant knows about its last run, beyond time. */
 typedef struct sb_report {
     double bytes_moved;      /* device-memory bytes the run must move by the variant's own count */
@@ -176,6 +185,8 @@ typedef struct sb_workload {
      * whether the file is there without reading it. NULL: every set SB_PARAM_PATH parameter
      * names a file (sb_input_file). */
     const char *(*input_file)(const sb_params *p, int i, const char **hint);
+    /* The problem's floor for this model (sb_problem_floor); NULL: the workload states none. */
+    void (*problem_floor)(const void *model, sb_problem_floor *f);
 } sb_workload;
 
 const sb_variant *sb_find_variant(const sb_workload *w, const char *name);

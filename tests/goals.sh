@@ -1,12 +1,15 @@
 #!/bin/sh
-# Issue 21's goals as bench/studies/goals.study defines them (its tables' `goal` lines, which
-# bench/report/table-goals.c evaluates), read by sh bench/scripts/goals --figures-only from committed
-# goals runs: the 61fe83e run on an H100 reads 5 of 5 met with the figures its goals.md gave
+# The goals as bench/studies/goals.study (issue 53's) and goals-issue21.study define them (their
+# tables' `goal` lines, which bench/report/table-goals.c evaluates), read by sh bench/scripts/goals
+# --figures-only from committed goals runs. Records without floors are read with issue 21's goals,
+# the ones they were run for: the 61fe83e run on an H100 reads 5 of 5 met with the figures its goals.md gave
 # (RDME 81.7 %, Min 11,060 s/h, noise 0.18 %, angio 1.02e10, the tumour 127x), and stagebench
 # report lists the same five; the a361fd8 run reads 0 of 5 (its noise missed on one timeout); an
 # H200 run's tumour names its reference's samples; a run without its angio records reads not
-# measured; every committed goals run reads the count its goals.md gave; no records is exit 2, no
-# GPU (a run asked for) exit 77; the study checks.
+# measured; every committed goals run reads the count its goals.md gave. Issue 53's goals on the
+# same run: 0 of 5, its RDME figure not measured (no floors in those records); a record with
+# floors is read with issue 53's goals, its floors in the table. No records is exit 2, no GPU (a
+# run asked for) exit 77; the study checks.
 #   usage: sh tests/goals.sh path/to/stagebench   (from the source root)
 # The committed runs (re-point them here when results/ moves):
 met=${SB_GOALS_MET:-results/baselines/h100-80gb-hbm3/goals}
@@ -28,7 +31,7 @@ has() { # TEXT: a line of goals.md holds it
 # --check looks for every point's input files (it reads none): the histogram where SB_SHARED_DATA
 # says, here a stand-in; where there is none it says how to get them
 expect 2 "the goals study checks its inputs" "$1" study bench/studies/goals.study --check
-one_line_naming "goals.study:62: run 05-procell: histogram=$tmp/no-such-data/AML9_Exp3_t10d_UT1_BM_GFPpos.txt (its one point): No such file or directory; get the ProCell histograms with \`sh bench/scripts/get-data\`"
+one_line_naming "goals.study:64: run 05-procell: histogram=$tmp/no-such-data/AML9_Exp3_t10d_UT1_BM_GFPpos.txt (its one point): No such file or directory; get the ProCell histograms with \`sh bench/scripts/get-data\`"
 mkdir "$tmp/data" && : > "$tmp/data/AML9_Exp3_t10d_UT1_BM_GFPpos.txt"
 expect 0 "the goals study checks" env SB_SHARED_DATA="$tmp/data" "$1" study bench/studies/goals.study --check
 grep -q "^table noise: from 01-rdme,.*07-motility, 1 row x 1 column (all).*, 1 goal" "$tmp/out" ||
@@ -93,6 +96,39 @@ n=$((n + 1))
 grep -q "goals 5 met, 0 missed, 0 not measured$" "$tmp/out" || fail "the report's count of the goals"
 grep -qF "| tumour: the best GPU stage at 100× cpu-reference or more on the whole tumour, the reference timed with 5 samples or more | **met** |" \
     "$tmp/report"/report-*.md || fail "the report's tumour goal"
+
+# issue 53's goals on the same records: the RDME goal needs the floors those records lack
+n=$((n + 1))
+SB_GOALS_STUDY=bench/studies/goals.study goals "$met"
+[ $? = 1 ] || fail "issue 53's goals on $met: exit 0"
+has "# The goals of $PWD/bench/studies/goals.study"
+has "0 of 5 goals met."
+has "- rdme-floor: the best one-GPU stage's step loop at 41 % or more of the problem's floor (one read and one write of the lattice a step), red blood cell at 8 nm: not measured (at rbc 8 nm: none of the 4 rows has a valid cell)"
+has "against the problem's floor at NVIDIA H100 80GB HBM3's measured DRAM peak: not recorded (not recorded)"
+has ": **missed** (measured steady:simulated_seconds_per_hour 11,060 of gpu-fused at min-system, goal ≥ 20000)"
+has ": **missed** (measured max:noise 3.84 % over 14 records at all, goal ≤ 1.00 %; sum:timed_out 0, goal ≤ 0)"
+has ": **missed** (measured items_per_second 8.77e+09 of sorted at 1048576 random cells, goal ≥ 1e10)"
+has ": **missed** (measured 127× of sorted at tumour, goal ≥ 150×; base_samples 41, goal ≥ 5)"
+# records with floors are today's: issue 53's goals without being asked, the floors in the table
+n=$((n + 1))
+rm -rf "$tmp/floors"
+cp -r "$met" "$tmp/floors"
+python3 - "$tmp/floors/01-rdme.json.xz" <<'PY' || fail "floors put in a copy's records"
+import json, lzma, sys
+with lzma.open(sys.argv[1], "rt") as f:
+    d = json.load(f)
+for b in d["benchmarks"]:
+    b["stagebench"]["floors"] = {"problem_bytes": 4.0e10, "problem": "one read and one write of the lattice a step",
+                                 "problem_steady_pct": 20.4 if b["stagebench"]["variant"] == "gpu-fused" else 19.1,
+                                 "design_steady_pct": 61.3, "dram_pct": 58.0, "issue_pct": 88.6, "bound": "issue"}
+with lzma.open(sys.argv[1], "wt") as f:
+    json.dump(d, f)
+PY
+goals "$tmp/floors"
+[ $? = 1 ] || fail "issue 53's goals on records with floors: exit 0"
+has "# The goals of bench/studies/goals.study"
+has ": **missed** (measured floor:problem_steady_pct 20.4 % of gpu-fused at rbc 8 nm, goal ≥ 41)"
+has "against the problem's floor at NVIDIA H100 80GB HBM3's measured DRAM peak: 20.4 % (one read and one write of the lattice a step); against its own design (1.6e+11 bytes over the loop): 61.3 %. Bound: issue (the counters' pass: DRAM 58.0 %, instruction issue 88.6 %)."
 
 n=$((n + 1))
 goals "$missed"

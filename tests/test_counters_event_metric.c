@@ -34,6 +34,8 @@ static const struct {
     {"lts__t_sector_hit_rate.pct", 5, 2, "l2_tex_hit_rate or l2_tex_read_hit_rate"},
     {"lts__t_sector_hit_rate.pct", 7, 2, "l2_tex_hit_rate or l2_tex_read_hit_rate"},
     {"gpu__time_duration.sum", 3, 7, "CUDA events around each pass"},
+    {"smsp__inst_executed.sum", 5, 2, "inst_executed"},
+    {"smsp__inst_executed.sum", 7, 0, "inst_executed"},
     /* legacy names pass as they are: the device says whether it knows them */
     {"achieved_occupancy", 3, 7, "achieved_occupancy"},
     {"active_warps", 5, 2, "active_warps"},

@@ -69,7 +69,10 @@
  *                                  median_ci, timed_out, status, reason,
  *                                  variant, items_per_second, phase:NAME, output:NAME,
  *                                  steady:NAME (the step loop's: simulated_seconds_per_hour,
- *                                  pct_peak_dram, items_per_second...), param:NAME
+ *                                  pct_peak_dram, items_per_second...), floor:NAME (the
+ *                                  record's floors: problem_pct, problem_steady_pct,
+ *                                  design_pct, design_steady_pct, dram_pct, issue_pct, and
+ *                                  the words bound and problem), param:NAME
  *     note TEXT                    a paragraph under the table
  *     goal LABEL|* [at=V1,V2] [of=FACT] [and=FACT>=V]... OP VALUE TEXT
  *                                  a goal for the row (*: every row, and a row of variant=*

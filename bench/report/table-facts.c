@@ -74,6 +74,9 @@ int tb_known_fact(const char *name, int numeric)
         return name[6] != '\0';
     if (!strncmp(name, "output:", 7) || !strncmp(name, "steady:", 7))
         return name[7] != '\0';
+    if (!strncmp(name, "floor:", 6)) /* the record's floors; floor:bound and floor:problem words */
+        return name[6] != '\0' && (!numeric || (strcmp(name + 6, "bound") &&
+                                                 strcmp(name + 6, "problem")));
     return listed(numeric ? numeric_facts : facts, name);
 }
 
@@ -102,8 +105,8 @@ int tb_check_placeholders(const sb_table *t, const sb_table_row *r, const char *
                 "transfers, memory, kernel, registers, occupancy, limiter, "
                 "blocks_per_sm, local_bytes, block_threads, device, fp64_ratio, "
                 "sm_count, samples, noise, status, reason, variant, items, items_per_second, "
-                "value_bw, value_pct_peak, phase:NAME, output:NAME, steady:NAME, param:NAME; "
-                "base_FACT; FACT/base; ratio, published, col, unit, base_variant)",
+                "value_bw, value_pct_peak, phase:NAME, output:NAME, steady:NAME, floor:NAME, "
+                "param:NAME; base_FACT; FACT/base; ratio, published, col, unit, base_variant)",
                 path, r->explain_line, t->name, r->label, (int)(close - p - 1), p + 1);
         if ((!strncmp(name, "base_", 5) || strstr(p, "/base}") == close - 5) &&
             !tb_row_key_value(t, r, SB_TK_SPEEDUP)[0] && !tb_row_key_value(t, r, SB_TK_RATIO)[0])
@@ -189,7 +192,12 @@ void tb_format_fact(const sb_table *t, const sb_table_row *row, int is_base, con
         tb_fmt_value(t, expr, num, text, cap);
         if (isfinite(num) && strcmp(expr, "memory"))
             snprintf(text + strlen(text), cap - strlen(text), " %s", tb_unit_name(t->unit));
-    } else if (!strncmp(name, "steady:", 7) || !strcmp(name, "items_per_second")) {
+    } else if (!strncmp(name, "floor:", 6) && strstr(name, "_pct")) {
+        tb_fmt_number(num, text, cap);
+        if (isfinite(num))
+            snprintf(text + strlen(text), cap - strlen(text), " %%");
+    } else if (!strncmp(name, "steady:", 7) || !strcmp(name, "items_per_second") ||
+               !strncmp(name, "floor:", 6)) {
         if (isfinite(num) && fabs(num) >= 1e6)
             snprintf(text, cap, "%.3g", num);
         else if (isfinite(num) && fabs(num) >= 1e3) /* simulated seconds an hour: 11,060 */
@@ -287,6 +295,18 @@ void tb_fact(const sb_table *t, const sb_table_row *row, const tb_rec *r, int is
         *num = tb_record_value(r, !strcmp(name, "value") ? value : name, per);
     } else if (!strncmp(name, "steady:", 7)) {
         *num = tb_number_at(sb, "steady", name + 7);
+    } else if (!strcmp(name, "floor:bound") || !strcmp(name, "floor:problem")) {
+        /* words; a record made before floors were recorded says so */
+        json_t *floors = json_object_get(sb, "floors");
+        const char *words = json_string_value(json_object_get(floors, name + 6));
+        snprintf(text, cap, "%s", words ? words : floors ? "n/a" : "not recorded");
+        return;
+    } else if (!strncmp(name, "floor:", 6)) {
+        if (!json_object_get(sb, "floors")) {
+            snprintf(text, cap, "not recorded");
+            return;
+        }
+        *num = tb_number_at(sb, "floors", name + 6);
     } else if (!strcmp(name, "items_per_second")) {
         *num = tb_number_at(sb, "derived", "items_per_second");
     } else if (!strcmp(name, "value_bw") || !strcmp(name, "value_pct_peak")) {

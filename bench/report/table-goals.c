@@ -133,7 +133,8 @@ static int check_goal_measure(const sb_table *t, const sb_table_goal *g, const c
                        "h2d, d2h, d2d, peer, transfers, memory, registers, occupancy, "
                        "blocks_per_sm, local_bytes, block_threads, fp64_ratio, sm_count, "
                        "samples, noise, noise_robust, median_ci, timed_out, phase:NAME, "
-                       "output:NAME, steady:NAME; in an and=, base_FACT too; or an aggregate: "
+                       "output:NAME, steady:NAME, floor:NAME; in an and=, base_FACT too; or an "
+                       "aggregate: "
                        "median:FACT, min:FACT, max:FACT, sum:FACT, count)",
                        path, g->line, t->name, g->label, of);
     if (agg != aggregate)

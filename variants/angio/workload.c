@@ -352,6 +352,20 @@ static int output_write(const void *model, const void *out, const char *path)
     return sb_write_stream_atomic(path, write_cells, model, out);
 }
 
+/* The problem's floor: a step reads and writes the state each cell carries from step to step (its
+ * id, state, position, radius, oxygen, TAF, age and time below c_dead; the step's forces and rates
+ * are made again), and reads every tube and writes its TAF, at the starting population. */
+static void problem_floor(const void *model, sb_problem_floor *f)
+{
+    const ag_model *m = model;
+    double cell = 2.0 * (double)offsetof(ag_cell, f), tube = sizeof(ag_tube) + sizeof(float);
+    f->bytes = (double)m->steps * ((double)m->ncells * cell + (double)m->ntubes * tube);
+    snprintf(f->what, sizeof f->what,
+             "a cell's lasting state read and written a step (%g B), a tube read and its TAF "
+             "written (%g B): %d cells, %d tubes, %lld steps",
+             cell, tube, m->ncells, m->ntubes, m->steps);
+}
+
 const sb_workload sb_workload_angio = {
     .name = "angio",
     .summary = "tumour growth and angiogenesis by particle dynamics: cells and tubes in cell "
@@ -373,4 +387,5 @@ const sb_workload sb_workload_angio = {
     .output_figures = output_figures,
     .output_write = output_write,
     .csv_phases = csv_phases,
+    .problem_floor = problem_floor,
 };

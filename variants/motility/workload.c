@@ -344,6 +344,23 @@ static int output_write(const void *model, const void *out, const char *path)
     return sb_write_stream_atomic(path, write_cells, model, out);
 }
 
+/* The problem's floor: an outer step reads and writes the bound motors M_b of every feasible
+ * configuration of every tail and the filament density, in fp32 (the least precision a stage
+ * may hold them in: mixed precision passes validation). */
+static void problem_floor(const void *model, sb_problem_floor *f)
+{
+    const mm_model *m = model;
+    double feasible = 0; /* a tail's feasible configurations */
+    for (int i = 0; i < m->window * m->n_inner; i++)
+        feasible += m->line_end[i] - m->line_first[i];
+    double tails = (double)m->n_outer * m->n_outer;
+    f->bytes = 2.0 * sizeof(float) * (double)m->steps * tails * (feasible + m->n_inner);
+    snprintf(f->what, sizeof f->what,
+             "M_b of the feasible configurations (%g a tail) and Psi read and written an outer "
+             "step in fp32: %g tails, %lld steps",
+             feasible, tails, m->steps);
+}
+
 const sb_workload sb_workload_motility = {
     .name = "motility",
     .summary = "micro-macro kinetic model of a gliding motility assay: bound-motor densities "
@@ -365,4 +382,5 @@ const sb_workload sb_workload_motility = {
     .output_figures = output_figures,
     .output_write = output_write,
     .csv_phases = csv_phases,
+    .problem_floor = problem_floor,
 };

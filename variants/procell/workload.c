@@ -169,6 +169,19 @@ static int default_scenario(sb_params *p)
     return sb_params_set(p, "histogram", path) || sb_params_set(p, "phi_min", "11.0") ? -1 : 0;
 }
 
+/* The problem's floor: the initial histogram read once and the final one written once. Every
+ * cell in between can live in registers (a tree is walked, not stored), so the floor is a few
+ * kilobytes and ProCell is bound by its work and its latency, never by DRAM. */
+static void problem_floor(const void *model, sb_problem_floor *f)
+{
+    const pc_model *m = model;
+    f->bytes = (double)m->nrows * sizeof(pc_histogram_row) +
+               (double)m->nomega * sizeof(unsigned long long);
+    snprintf(f->what, sizeof f->what,
+             "the initial histogram read (%d rows) and the final one written (%d bins)", m->nrows,
+             m->nomega);
+}
+
 const sb_workload sb_workload_procell = {
     .name = "procell",
     .summary = "stochastic cell proliferation from a fluorescence histogram (ProCell; thesis "
@@ -189,4 +202,5 @@ const sb_workload sb_workload_procell = {
     .figures = figures,
     .output_write = output_write,
     .input_file = input_file,
+    .problem_floor = problem_floor,
 };

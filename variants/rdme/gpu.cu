@@ -243,12 +243,12 @@ void rd_gpu_report(void *state, sb_report *r)
 {
     rd_gpu *g = (rd_gpu *)state;
     const rd_model *m = g->m;
-    double floor_step = rd_floor_bytes_per_step(m);
-    /* the initial device copy reads and writes the lattice; the download reads it */
-    r->bytes_moved = floor_step * (double)m->steps + 3.0 * (double)g->lattice_bytes;
+    /* four passes a step (three sweeps and the reactions); the initial device copy reads and
+     * writes the lattice, the download reads it */
+    r->bytes_moved = 4.0 * rd_pass_bytes(m) * (double)m->steps + 3.0 * (double)g->lattice_bytes;
     r->host_launches = 4.0 * (double)m->steps + rd_output_nsamples(m);
     r->phases = g->phases;
-    rd_report_steady(m, g->loop_seconds, g->runs < RD_GPU_MAX_RUNS ? g->runs : RD_GPU_MAX_RUNS,
+    rd_report_steady(m, 4.0, g->loop_seconds, g->runs < RD_GPU_MAX_RUNS ? g->runs : RD_GPU_MAX_RUNS,
                      &r->steady);
 }
 

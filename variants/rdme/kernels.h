@@ -72,8 +72,10 @@ extern "C" {
 #define RD_SWEEP_TILE_Z 32 /* planes of a z-sweep tile: slab boundaries fall on its multiples */
 
 /* Both GPU engines' steady figures: the median of the step loop's seconds over the timed runs
- * (every run after the first, when there are some; the array is sorted in place). */
-void rd_report_steady(const rd_model *m, double *loop_seconds, int runs, sb_steady *steady);
+ * (every run after the first, when there are some; the array is sorted in place), and the bytes
+ * of `passes` passes over the lattice a step. */
+void rd_report_steady(const rd_model *m, double passes, double *loop_seconds, int runs,
+                      sb_steady *steady);
 
 /* Entries an overflow list holds: more in one step is an error naming the density. */
 unsigned int rd_overflow_capacity(const rd_model *m);
@@ -91,6 +93,8 @@ int rd_sweep_planes(rd_site_format f, int axis, const void *in, void *out, const
  * Min system), elsewhere as rd_sweep_planes x from in to mid, then y from mid to out. */
 int rd_sweep_xy(rd_site_format f, const void *in, void *mid, void *out, const rd_step *a, int lo,
                 int hi, cudaStream_t st);
+/* Whether rd_sweep_xy sweeps these buffers in one kernel: 1, 0, or -1 with sb_error(). */
+int rd_sweep_xy_one_kernel(rd_site_format f, const void *in, const void *out, const rd_step *a);
 /* The z-sweep of the slab's own planes (reading the halos). */
 int rd_sweep_z(rd_site_format f, const void *in, void *out, const rd_step *a, cudaStream_t st);
 /* The z-sweep and then, as each site is written, its reactions (stage gpu-fused): the result of

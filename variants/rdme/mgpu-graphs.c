@@ -50,6 +50,15 @@ int mgpu_capture_graphs(worker *w)
         w->body_steps = steps;
         a.runs = steps > 1 ? &w->d_bounds->runs : NULL;
         ahead = ahead && steps > 1;
+        /* gpu-fused's passes a step: the reactions ride on the x-sweeps (and one pass a body
+         * fires the last step's), else on the z-sweep, with x and y one pass where a block
+         * holds a plane */
+        if (t->stage.fused) {
+            int xy = ahead ? 0 : rd_sweep_xy_one_kernel(f, A, C, &a);
+            if (xy < 0)
+                return sb_graph_loop_end(&w->loop, st, -1);
+            t->passes = ahead ? 3.0 + 1.0 / steps : xy ? 2.0 : 3.0;
+        }
         int rc = 0;
         for (a.body_step = 0; a.body_step < steps && rc == 0; a.body_step++)
             if (ahead)

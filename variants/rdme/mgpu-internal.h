@@ -115,6 +115,9 @@ struct rd_mgpu {
     double seconds[RD_MAX_SLABS]; /* batch-averaged step time per GPU */
     long long balance_steps;
     int graph_steps;     /* steps in the body of the one-GPU graph loop (0: the default) */
+    /* passes over the lattice a step by design: 4 (three sweeps and the reactions), fewer for
+     * gpu-fused, set where its graph is built */
+    double passes;
     double balance_threshold;
     int moved;
     /* the run */

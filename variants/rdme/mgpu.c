@@ -192,6 +192,7 @@ int rd_mgpu_setup(sb_env *env, const void *model, void **state, const rd_mgpu_st
     t->env = env;
     t->m = m;
     t->stage = *stage;
+    t->passes = 4;
     t->ngpus = param_int(env, "gpus") ? param_int(env, "gpus") : stage->fused ? 1 : env->ndevices;
     t->nslabs = param_int(env, "slabs") ? param_int(env, "slabs") : t->ngpus;
     if (stage->fused && t->nslabs != 1) {
@@ -364,14 +365,13 @@ void rd_mgpu_report(void *state, sb_report *r)
 {
     rd_mgpu *t = (rd_mgpu *)state;
     const rd_model *m = t->m;
-    double floor_step = rd_floor_bytes_per_step(m);
     size_t lattice_bytes = m->nsites * rd_site_bytes(m->format);
-    r->bytes_moved = floor_step * (double)m->steps + 3.0 * (double)lattice_bytes;
+    r->bytes_moved = t->passes * rd_pass_bytes(m) * (double)m->steps + 3.0 * (double)lattice_bytes;
     r->host_launches = (4.0 + 2.0 * (t->stage.overlap && t->nslabs > 1)) * (double)m->steps *
                        t->nslabs;
     r->phases = t->phases;
     if (t->stage.balance && t->split.n > 0)
         r->series[r->nseries++] = t->split;
-    rd_report_steady(m, t->loop_seconds, t->runs < RD_MGPU_MAX_RUNS ? t->runs : RD_MGPU_MAX_RUNS,
+    rd_report_steady(m, t->passes, t->loop_seconds, t->runs < RD_MGPU_MAX_RUNS ? t->runs : RD_MGPU_MAX_RUNS,
                      &r->steady);
 }

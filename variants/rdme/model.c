@@ -181,10 +181,10 @@ size_t rd_site_bytes(rd_site_format f)
     return f == RD_PACKED32 ? 4 : 16;
 }
 
-double rd_floor_bytes_per_step(const rd_model *m)
+double rd_pass_bytes(const rd_model *m)
 {
-    double per_pass = 2.0 * (double)rd_site_bytes(m->format) + (m->format == RD_BYTE16 ? 1 : 0);
-    return 4.0 * per_pass * (double)m->nsites;
+    double site = 2.0 * (double)rd_site_bytes(m->format) + (m->format == RD_BYTE16 ? 1 : 0);
+    return site * (double)m->nsites;
 }
 
 void rd_site_get(const rd_model *m, const void *lattice, size_t i, rd_site *s)

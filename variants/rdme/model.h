@@ -122,9 +122,10 @@ int rd_place_at(rd_model *m, int sp, int x, int y, int z);
 void rd_model_free(rd_model *m);
 
 size_t rd_site_bytes(rd_site_format f);
-/* Device-memory bytes one step must move at least: each of the 4 passes reads and writes every
- * site once (plus the separate types for byte16). */
-double rd_floor_bytes_per_step(const rd_model *m);
+/* Device-memory bytes of one pass over the lattice: every site read and written once (plus the
+ * separate types for byte16). A step is at least one pass (the problem's floor); the paper's
+ * stages make four (three sweeps and the reactions), gpu-fused fewer (rd_mgpu's passes). */
+double rd_pass_bytes(const rd_model *m);
 
 /* ---- the unpacked view of one site (host code: CPU reference, placement, output) ---- */
 typedef struct rd_site {

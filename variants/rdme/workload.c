@@ -313,6 +313,19 @@ static int default_scenario(sb_params *p)
     return sb_params_set(p, "cell", "dividing-ecoli");
 }
 
+/* The problem's floor: one read and one write of the lattice a step. A step is one function of
+ * the whole lattice (the sweeps and the reactions), so however much a version keeps on chip
+ * between its parts, every site comes in and goes out once a step; only a version that keeps
+ * sites on chip across steps (temporal blocking) can go below it. */
+static void problem_floor(const void *model, sb_problem_floor *f)
+{
+    const rd_model *m = model;
+    f->bytes = rd_pass_bytes(m) * (double)m->steps;
+    snprintf(f->what, sizeof f->what,
+             "one read and one write of the lattice a step: %g B a site, %zu sites, %lld steps",
+             rd_pass_bytes(m) / (double)m->nsites, m->nsites, (long long)m->steps);
+}
+
 const sb_workload sb_workload_rdme = {
     .name = "rdme",
     .summary = "reaction-diffusion master equation by multiparticle diffusion (Lattice "
@@ -333,4 +346,5 @@ const sb_workload sb_workload_rdme = {
     .figures = figures,
     .output_figures = output_figures,
     .output_write = output_write,
+    .problem_floor = problem_floor,
 };

@@ -5,13 +5,14 @@
 #include "launch.h"
 #include "common.cuh"
 
-void rd_report_steady(const rd_model *m, double *loop_seconds, int runs, sb_steady *steady)
+void rd_report_steady(const rd_model *m, double passes, double *loop_seconds, int runs,
+                      sb_steady *steady)
 {
     steady->runs = sb_steady_median(loop_seconds, runs, &steady->seconds);
     if (steady->runs == 0)
         return;
     steady->items = (double)m->nsites * (double)m->steps;
-    steady->bytes = rd_floor_bytes_per_step(m) * (double)m->steps;
+    steady->bytes = passes * rd_pass_bytes(m) * (double)m->steps;
     steady->simulated_seconds = (double)m->steps * m->tau;
 }
 

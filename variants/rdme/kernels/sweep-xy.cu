@@ -168,12 +168,19 @@ int rd_load_xy_sweep(void)
     return xy_load();
 }
 
+int rd_sweep_xy_one_kernel(rd_site_format f, const void *in, const void *out, const rd_step *a)
+{
+    if (f == RD_PACKED32 && a->nx <= XY_SIDE && a->ny <= XY_SIDE && a->nx % 4 == 0 &&
+        ((uintptr_t)in | (uintptr_t)out) % 16 == 0)
+        return xy_fits();
+    return 0;
+}
+
 int rd_sweep_xy(rd_site_format f, const void *in, void *mid, void *out, const rd_step *a, int lo,
                 int hi, cudaStream_t st)
 {
-    int fits = 0;
-    if (f == RD_PACKED32 && a->nx <= XY_SIDE && a->ny <= XY_SIDE && a->nx % 4 == 0 &&
-        ((uintptr_t)in | (uintptr_t)out) % 16 == 0 && (fits = xy_fits()) < 0)
+    int fits = rd_sweep_xy_one_kernel(f, in, out, a);
+    if (fits < 0)
         return -1;
     if (!fits)
         return rd_sweep_planes(f, 0, in, mid, a, lo, hi, st) ||
