@@ -70,12 +70,14 @@ existing file or directory; an anchor into a markdown file must name one of its 
 
 import csv
 import glob
+import importlib.machinery
 import json
 import lzma
 import os
 import re
 import sys
 import tempfile
+import types
 from decimal import Decimal, ROUND_HALF_EVEN, ROUND_HALF_UP, InvalidOperation
 
 ROOT = os.getcwd()
@@ -812,7 +814,7 @@ def run(files):
 SHARE_GOAL = 95.0
 # Fails below this, so that the share only goes up (it was 31.1 % when first counted, at
 # 6c40c3e; raise it with each page converted; the goal is SHARE_GOAL).
-SHARE_FLOOR = 31.5
+SHARE_FLOOR = 44.5
 IDENT_BEFORE = re.compile(
     r"(?i)(?:\bfigs?\.|\bfigures?|\btables?|\bissues?|\bsections?|§|\beqs?\.|\bpp?\.|"
     r"\bchapters?|\bstages?|\bparts?|\bitems?|\bCUDA|\bsm_|\bcompute capability|\bversion|"
@@ -824,11 +826,29 @@ CONSTANT_BEFORE = re.compile(r"(?i)(?:\bexits?|\bexit status|\bstatus|\bcode)\s*
 PUBLISHED_HEADER = re.compile(r"(?i)paper|published|thesis")
 
 
+def tool_made():
+    """The committed tables `bench/scripts/tables check` makes again with a tool, from the lines of
+    the experiments' READMEs (its tool_tables: one definition)."""
+    loader = importlib.machinery.SourceFileLoader("tables", os.path.join(ROOT, "bench/scripts/tables"))
+    tables = types.ModuleType(loader.name)
+    tables.__file__ = loader.path
+    loader.exec_module(tables)
+    return {os.path.normpath(os.path.join(folder, table))
+            for folder, table, _, _, _ in tables.tool_tables()}
+
+
+TOOL_MADE = None
+
+
 def regenerated(table_path):
     """Whether `bench/scripts/tables check` makes this committed table again."""
-    folder = os.path.dirname(os.path.join(ROOT, table_path))
-    return "/earlier/" not in table_path and bool(
-        glob.glob(os.path.join(folder, "*.json")) + glob.glob(os.path.join(folder, "*.json.xz")))
+    global TOOL_MADE
+    if TOOL_MADE is None:
+        TOOL_MADE = tool_made()
+    path = os.path.normpath(os.path.join(ROOT, table_path))
+    folder = os.path.dirname(path)
+    return "/earlier/" not in table_path and (path in TOOL_MADE or bool(
+        glob.glob(os.path.join(folder, "*.json")) + glob.glob(os.path.join(folder, "*.json.xz"))))
 
 
 def classify(path, lines, mask):
