@@ -347,6 +347,11 @@ static json_t *benchmark_json(const sb_result *res)
     json_object_set_new(sb, "phases", phases);
     json_object_set_new(sb, "counters", counters_json(res));
     json_object_set_new(sb, "floors", floors_json(res));
+    json_object_set_new(sb, "noise_note",
+                        valid && sb_noisy_why(res->workload, res->variant->name) &&
+                                res->time.noise > SB_QUIET_NOISE
+                            ? json_string(sb_noisy_why(res->workload, res->variant->name))
+                            : json_null());
     json_object_set_new(sb, "activity", activity_json(&res->activity));
 
     json_t *b = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:o, s:o, s:s}", "name", res->name,

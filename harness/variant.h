@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <cuda_runtime_api.h>
 
 #include "../cuda/base/error.h"
@@ -138,6 +139,17 @@ typedef struct sb_variant {
     int kernel_level;
 } sb_variant;
 
+/* The relative noise (time.noise, stdev/mean) a kernel-level record should stay within. */
+#define SB_QUIET_NOISE 0.01
+
+/* A stage whose time can move by more than SB_QUIET_NOISE from run to run by its design (a host
+ * round trip every step...), and why. A record of it whose noise passes that says so
+ * (stagebench.noise_note); the goals' noise goal leaves it out, as the regression gate's suite
+ * does. */
+typedef struct sb_noisy_stage {
+    const char *variant, *why;
+} sb_noisy_stage;
+
 #define SB_KERNEL_LEVEL 1
 
 /* Figures of merit of one output. */
@@ -187,7 +199,18 @@ typedef struct sb_workload {
     const char *(*input_file)(const sb_params *p, int i, const char **hint);
     /* The problem's floor for this model (sb_problem_floor); NULL: the workload states none. */
     void (*problem_floor)(const void *model, sb_problem_floor *f);
+    /* Its noisy stages (sb_noisy_stage), ended by a NULL variant; NULL: none. */
+    const sb_noisy_stage *noisy;
 } sb_workload;
+
+/* Why stage `variant` of w is noisy by design, or NULL. */
+static inline const char *sb_noisy_why(const sb_workload *w, const char *variant)
+{
+    for (const sb_noisy_stage *s = w->noisy; s && s->variant; s++)
+        if (strcmp(s->variant, variant) == 0)
+            return s->why;
+    return NULL;
+}
 
 const sb_variant *sb_find_variant(const sb_workload *w, const char *name);
 

@@ -31,10 +31,10 @@ has() { # TEXT: a line of goals.md holds it
 # --check looks for every point's input files (it reads none): the histogram where SB_SHARED_DATA
 # says, here a stand-in; where there is none it says how to get them
 expect 2 "the goals study checks its inputs" "$1" study bench/studies/goals.study --check
-one_line_naming "goals.study:64: run 05-procell: histogram=$tmp/no-such-data/AML9_Exp3_t10d_UT1_BM_GFPpos.txt (its one point): No such file or directory; get the ProCell histograms with \`sh bench/scripts/get-data\`"
+one_line_naming "goals.study:65: run 05-procell: histogram=$tmp/no-such-data/AML9_Exp3_t10d_UT1_BM_GFPpos.txt (its one point): No such file or directory; get the ProCell histograms with \`sh bench/scripts/get-data\`"
 mkdir "$tmp/data" && : > "$tmp/data/AML9_Exp3_t10d_UT1_BM_GFPpos.txt"
 expect 0 "the goals study checks" env SB_SHARED_DATA="$tmp/data" "$1" study bench/studies/goals.study --check
-grep -q "^table noise: from 01-rdme,.*07-motility, 1 row x 1 column (all).*, 1 goal" "$tmp/out" ||
+grep -q "^table noise: from 01-rdme,.*07-motility, 2 rows x 1 column (all).*, 1 goal" "$tmp/out" ||
     fail "the noise table's plan"
 
 # a study of several workloads: a run's own workload checked by name, a table over runs of two
@@ -113,7 +113,8 @@ has ": **missed** (measured 127× of sorted at tumour, goal ≥ 150×; base_samp
 n=$((n + 1))
 rm -rf "$tmp/floors"
 cp -r "$met" "$tmp/floors"
-python3 - "$tmp/floors/01-rdme.json.xz" <<'PY' || fail "floors put in a copy's records"
+f=$tmp/floors
+python3 - "$f/01-rdme.json.xz" "$f/02-rdme.json.xz" "$f/06-procell.json.xz" <<'PY' || fail "floors and notes put in"
 import json, lzma, sys
 with lzma.open(sys.argv[1], "rt") as f:
     d = json.load(f)
@@ -123,12 +124,23 @@ for b in d["benchmarks"]:
                                  "design_steady_pct": 61.3, "dram_pct": 58.0, "issue_pct": 88.6, "bound": "issue"}
 with lzma.open(sys.argv[1], "wt") as f:
     json.dump(d, f)
+# the two records above 1 % say why their stage cannot be below it
+for path, variant in ((sys.argv[2], "gpu"), (sys.argv[3], "gpu-histogram")):
+    with lzma.open(path, "rt") as f:
+        d = json.load(f)
+    for b in d["benchmarks"]:
+        if b["stagebench"]["variant"] == variant:
+            b["stagebench"]["noise_note"] = "a host round trip every step"
+    with lzma.open(path, "wt") as f:
+        json.dump(d, f)
 PY
 goals "$tmp/floors"
 [ $? = 1 ] || fail "issue 53's goals on records with floors: exit 0"
 has "# The goals of bench/studies/goals.study"
 has ": **missed** (measured floor:problem_steady_pct 20.4 % of gpu-fused at rbc 8 nm, goal ≥ 41)"
 has "against the problem's floor at NVIDIA H100 80GB HBM3's measured DRAM peak: 20.4 % (one read and one write of the lattice a step); against its own design (1.6e+11 bytes over the loop): 61.3 %. Bound: issue (the counters' pass: DRAM 58.0 %, instruction issue 88.6 %)."
+# the two records above 1 % say why (noise_note): the goal reads the other 12
+has ": **met** (measured max:noise 0.78 % over 12 records at all, goal ≤ 1.00 %; sum:timed_out 0, goal ≤ 0)"
 
 n=$((n + 1))
 goals "$missed"

@@ -71,7 +71,7 @@ for case in "  row cpu-openmp speed=3:'speed=3' is not a row key" \
             "  goal * and=sum:timed_out<=0 >= 3 x:needs the goal's of= to be one too" \
             "  goal cpu-reference and=samples <= 1 x:give and=FACT>=VALUE" \
             "  row v variant=* speedup=cpu-reference:stands for every variant (variant=*)" \
-            "  row o variant=cpu-openmp only=gpu:the one filter is only=kernel-level"; do
+            "  row o variant=cpu-openmp only=gpu:the filters are only=kernel-level"; do
     text=${case%:*} says=${case##*:}
     printf '%s\n%s\n' "$start" "$text" > "$tmp/bad.study"
     expect 2 "bad line '$text'" "$sb" study "$tmp/bad.study" --out "$tmp/bad"

@@ -1,6 +1,6 @@
 /* A record's floors (stagebench.floors, docs/limits.md "Floors"): each floor as the share of the
- * time it would take alone, the bound the larger measured share names; and each workload's
- * problem floor from its model's sizes. */
+ * time it would take alone, the bound the larger measured share names; each workload's problem
+ * floor from its model's sizes; and a noisy stage's note (stagebench.noise_note). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -23,9 +23,10 @@ extern const sb_workload sb_workload_rdme, sb_workload_angio, sb_workload_motili
 static const sb_variant_ops no_ops = {NULL, NULL, NULL, NULL, NULL};
 static const sb_variant gpu_variant = {"gpu", 1, "on the GPU", "here", SB_NEEDS_GPU, &no_ops, 1};
 static const sb_param_decl decls[] = {{"size", SB_PARAM_INT, "3", 1, 10, NULL, "size"}};
+static const sb_noisy_stage noisy[] = {{"gpu", "a host round trip every step"}, {NULL, NULL}};
 static const sb_workload toy = {.name = "toy", .summary = "test", .item_unit = "items",
                                 .params = decls, .nparams = 1, .variants = &gpu_variant,
-                                .nvariants = 1, .reference = "gpu"};
+                                .nvariants = 1, .reference = "gpu", .noisy = noisy};
 static sb_params toy_params;
 
 /* A valid GPU record of a 2 ms run (steady 1.6 ms) on a device of 1 TB/s and 1e12 warp
@@ -154,6 +155,26 @@ static void unmeasured_is_null(void **unused)
     json_decref(doc);
 }
 
+/* A noisy stage's record says why above SB_QUIET_NOISE (stagebench.noise_note), not below. */
+static void noise_note_above_one_percent(void **unused)
+{
+    (void)unused;
+    sb_result res;
+    made_up(&res, 0, 0);
+    res.time.noise = 0.02;
+    json_t *doc;
+    written_floors(&res, &doc);
+    json_t *sb = json_object_get(json_array_get(json_object_get(doc, "benchmarks"), 0), "stagebench");
+    assert_string_equal(json_string_value(json_object_get(sb, "noise_note")),
+                        "a host round trip every step");
+    json_decref(doc);
+    res.time.noise = 0.005;
+    written_floors(&res, &doc);
+    sb = json_object_get(json_array_get(json_object_get(doc, "benchmarks"), 0), "stagebench");
+    assert_true(json_is_null(json_object_get(sb, "noise_note")));
+    json_decref(doc);
+}
+
 /* A workload's floor for the model its parameters load. */
 static sb_problem_floor floor_of(const sb_workload *w, const char *const *assignments)
 {
@@ -218,6 +239,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(shares_of_the_time),
         cmocka_unit_test(unmeasured_is_null),
+        cmocka_unit_test(noise_note_above_one_percent),
         cmocka_unit_test(rdme_one_pass_a_step),
         cmocka_unit_test(angio_cells_a_step),
         cmocka_unit_test(the_others_state_one),

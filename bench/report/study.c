@@ -40,7 +40,8 @@
  *                                  the default of every row. Then, indented:
  *     row LABEL KEY=VALUE...       keys: variant=V (default: the label; *: a line per variant
  *                                  and run among the records, no base), where=P=V,P=V,
- *                                  only=kernel-level (GPU records of kernel-level stages),
+ *                                  only=kernel-level (GPU records of kernel-level stages;
+ *                                  only=kernel-level-unexplained: those without a noise_note),
  *                                  from=RUN,..., value=time|wall|steady|memory|phase:A[+B...]
  *                                  (seconds of the median run, of its step loop, or of the
  *                                  phases of its last run; memory: its peak tracked device

@@ -139,11 +139,16 @@ int tb_where_names(const char *where, const char *p)
 }
 
 /* only=kernel-level: a GPU record of a kernel-level stage, timed by CUDA events (a record
- * that does not say is kernel-level). */
+ * that does not say is kernel-level); only=kernel-level-unexplained: such a record without a
+ * noise_note (its stage's design explaining a noise above 1 %). */
 static int passes_only(const tb_rec *r, const char *only)
 {
     json_t *level = json_object_get(r->sb, "kernel_level");
-    return !only[0] || (!strcmp(tb_text_of(r->sb, "timer"), "cuda-event") && !json_is_false(level));
+    if (!only[0])
+        return 1;
+    int kernel = !strcmp(tb_text_of(r->sb, "timer"), "cuda-event") && !json_is_false(level);
+    return kernel && (strcmp(only, "kernel-level-unexplained") ||
+                      !json_is_string(json_object_get(r->sb, "noise_note")));
 }
 
 /* Whether record r is at column c (a base's where that names a column's parameter: any). */

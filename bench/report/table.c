@@ -406,9 +406,10 @@ int sb_table_check(sb_table *t, const sb_table_source *src, int nsrc, const char
             return sb_fail("%s:%d: table %s: row %s has no value= (time, wall, steady, "
                            "phase:NAME[+NAME...])",
                            path, r->line, t->name, r->label);
-        if (only[0] && strcmp(only, "kernel-level"))
-            return sb_fail("%s:%d: table %s: row %s: only=%s: the one filter is only=kernel-level "
-                           "(the GPU records of kernel-level stages, timed by CUDA events)",
+        if (only[0] && strcmp(only, "kernel-level") && strcmp(only, "kernel-level-unexplained"))
+            return sb_fail("%s:%d: table %s: row %s: only=%s: the filters are only=kernel-level "
+                           "(the GPU records of kernel-level stages, timed by CUDA events) and "
+                           "only=kernel-level-unexplained (those without a noise_note)",
                            path, r->line, t->name, r->label, only);
         if (!strcmp(v, "*") && (base[0] || r->explain[0]))
             return sb_fail("%s:%d: table %s: row %s stands for every variant (variant=*): it takes "

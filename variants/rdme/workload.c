@@ -326,6 +326,12 @@ static void problem_floor(const void *model, sb_problem_floor *f)
              rd_pass_bytes(m) / (double)m->nsites, m->nsites, (long long)m->steps);
 }
 
+static const sb_noisy_stage noisy[] = {
+    {"gpu", "the host waits for the overflow count every step: on short steps (the Min system's "
+            "40 us) the host's scheduling moves the run by more than 1 %"},
+    {NULL, NULL},
+};
+
 const sb_workload sb_workload_rdme = {
     .name = "rdme",
     .summary = "reaction-diffusion master equation by multiparticle diffusion (Lattice "
@@ -347,4 +353,5 @@ const sb_workload sb_workload_rdme = {
     .output_figures = output_figures,
     .output_write = output_write,
     .problem_floor = problem_floor,
+    .noisy = noisy,
 };
