@@ -164,10 +164,13 @@ static floors derive_floors(const sb_result *res)
     if (res->status != SB_VALID || !(res->peak_bw > 0))
         return f;
     double steady = res->report.steady.seconds > 0 ? res->report.steady.seconds : NAN;
-    f.problem_pct = pct_of(res->problem.bytes / res->peak_bw, res->time.median);
-    f.problem_steady_pct = pct_of(res->problem.bytes / res->peak_bw, steady);
-    f.design_pct = pct_of(res->report.bytes_moved / res->peak_bw, res->time.median);
-    f.design_steady_pct = pct_of(res->report.steady.bytes / res->peak_bw, steady);
+    /* the bytes' floors at the peak of every GPU the run used (the timed one's, times their
+     * number); the counters saw the timed GPU alone, its own share */
+    double peak = res->peak_bw * (res->ndevices > 1 ? res->ndevices : 1);
+    f.problem_pct = pct_of(res->problem.bytes / peak, res->time.median);
+    f.problem_steady_pct = pct_of(res->problem.bytes / peak, steady);
+    f.design_pct = pct_of(res->report.bytes_moved / peak, res->time.median);
+    f.design_steady_pct = pct_of(res->report.steady.bytes / peak, steady);
     counter_derived d = derive_counters(res);
     double seconds = metric(&res->counters, "gpu__time_duration.sum") * 1e-9;
     f.instructions = metric(&res->counters, "smsp__inst_executed.sum");

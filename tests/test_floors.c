@@ -131,6 +131,14 @@ static void shares_of_the_time(void **unused)
     f = written_floors(&res, &doc);
     assert_string_equal(json_string_value(json_object_get(f, "bound")), "latency");
     json_decref(doc);
+
+    made_up(&res, 1.2e9, 1.8e9); /* four GPUs: the bytes' floors at four times the peak */
+    res.ndevices = 4;
+    f = written_floors(&res, &doc);
+    assert_near(at(f, "problem_pct"), 12.5);
+    assert_near(at(f, "design_pct"), 20);
+    assert_near(at(f, "dram_pct"), 60); /* the timed GPU's own counters */
+    json_decref(doc);
 }
 
 /* Without counters the measured shares and the bound are null, the rest still there; a record
