@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cuda/base/error.h"
 #include "harness/context.h"
@@ -225,21 +226,26 @@ static void angio_cells_a_step(void **unused)
     assert_near(f.bytes, 5.0 * 4096 * 2 * offsetof(ag_cell, f));
 }
 
-/* Motility and ProCell state one; ProCell's is the two histograms, kilobytes. */
+/* Motility and ProCell state one; ProCell's is the two histograms, bytes to kilobytes. */
 static void the_others_state_one(void **unused)
 {
     (void)unused;
     const char *m[] = {"outer=16", "steps=2", NULL};
     sb_problem_floor f = floor_of(&sb_workload_motility, m);
     assert_true(f.bytes > 2.0 * 4 * 2 * 16 * 16 * 16); /* more than Psi alone */
-    char histogram[1200];
-    const char *data = getenv("SB_SHARED_DATA");
-    if (!data)
-        skip();
-    snprintf(histogram, sizeof histogram, "histogram=%s/AML9_Exp3_t10d_UT1_BM_GFPpos.txt", data);
+    /* a histogram of two rows: 16 B each read, and one 8-byte bin written per value reached */
+    char path[] = "/tmp/test_floors_XXXXXX", histogram[64];
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *h = fdopen(fd, "w");
+    fprintf(h, "10 5\n40 3\n");
+    fclose(h);
+    snprintf(histogram, sizeof histogram, "histogram=%s", path);
     const char *p[] = {histogram, "t_max=240", NULL};
     f = floor_of(&sb_workload_procell, p);
-    assert_true(f.bytes > 0 && f.bytes < 1e6);
+    unlink(path);
+    assert_true(f.bytes >= 2 * 16 + 8 && f.bytes < 1e3);
+    assert_non_null(strstr(f.what, "(2 rows)"));
 }
 
 int main(void)
