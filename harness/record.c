@@ -104,16 +104,17 @@ static double metric(const sb_counter_result *c, const char *name)
 
 /* What the DRAM counters say against the measured peak and the variant's own floor. */
 typedef struct counter_derived {
+    double seconds; /* the counters' pass: gpu__time_duration.sum */
     double dram_bytes, dram_bytes_per_s, dram_pct_peak, over_floor;
 } counter_derived;
 
 static counter_derived derive_counters(const sb_result *res)
 {
     counter_derived d;
-    double seconds = metric(&res->counters, "gpu__time_duration.sum") * 1e-9;
+    d.seconds = metric(&res->counters, "gpu__time_duration.sum") * 1e-9;
     d.dram_bytes = metric(&res->counters, "dram__bytes_read.sum") +
                    metric(&res->counters, "dram__bytes_write.sum");
-    d.dram_bytes_per_s = seconds > 0 ? d.dram_bytes / seconds : NAN;
+    d.dram_bytes_per_s = d.seconds > 0 ? d.dram_bytes / d.seconds : NAN;
     d.dram_pct_peak = res->peak_bw > 0 ? 100.0 * d.dram_bytes_per_s / res->peak_bw : NAN;
     d.over_floor = res->report.bytes_moved > 0 ? d.dram_bytes / res->report.bytes_moved : NAN;
     return d;
@@ -172,9 +173,8 @@ static floors derive_floors(const sb_result *res)
     f.design_pct = pct_of(res->report.bytes_moved / peak, res->time.median);
     f.design_steady_pct = pct_of(res->report.steady.bytes / peak, steady);
     counter_derived d = derive_counters(res);
-    double seconds = metric(&res->counters, "gpu__time_duration.sum") * 1e-9;
     f.instructions = metric(&res->counters, "smsp__inst_executed.sum");
-    f.issue_pct = res->issue_rate > 0 ? pct_of(f.instructions / res->issue_rate, seconds) : NAN;
+    f.issue_pct = res->issue_rate > 0 ? pct_of(f.instructions / res->issue_rate, d.seconds) : NAN;
     f.dram_pct = d.dram_pct_peak;
     if (isfinite(f.issue_pct) || isfinite(f.dram_pct)) {
         int issue = isfinite(f.issue_pct) && !(f.dram_pct >= f.issue_pct);
@@ -350,11 +350,10 @@ static json_t *benchmark_json(const sb_result *res)
     json_object_set_new(sb, "phases", phases);
     json_object_set_new(sb, "counters", counters_json(res));
     json_object_set_new(sb, "floors", floors_json(res));
-    json_object_set_new(sb, "noise_note",
-                        valid && sb_noisy_why(res->workload, res->variant->name) &&
-                                res->time.noise > SB_QUIET_NOISE
-                            ? json_string(sb_noisy_why(res->workload, res->variant->name))
-                            : json_null());
+    const char *noisy = sb_noisy_why(res->workload, res->variant->name);
+    json_object_set_new(sb, "noise_note", valid && noisy && res->time.noise > SB_QUIET_NOISE
+                                              ? json_string(noisy)
+                                              : json_null());
     json_object_set_new(sb, "activity", activity_json(&res->activity));
 
     json_t *b = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:o, s:o, s:s}", "name", res->name,
