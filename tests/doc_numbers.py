@@ -2,6 +2,8 @@
 """Checks the numbers the docs quote from baselines against the committed records.
 
 Run from the repository root (ctest does): python3 tests/doc_numbers.py [FILE.md ...]
+(--share: the share page by page; --list KIND FILE.md ...: where the numbers of a kind stand,
+unchecked for instance: the ones to link to a record, to a paper or to the code next)
 Without arguments it reads README.md and docs/*.md. Exit status: 0 when every checked cell and
 link is right, 1 listing every mismatch as file:line, 2 on a usage error. Standard library only.
 
@@ -854,7 +856,8 @@ def regenerated(table_path):
         glob.glob(os.path.join(folder, "*.json")) + glob.glob(os.path.join(folder, "*.json.xz"))))
 
 
-def classify(path, lines, mask):
+def classify(path, lines, mask, where=None):
+    """Counts of each kind of number on the page; where, a list, also gets (line, number, kind)."""
     kinds = {}
     found = {t[0]: t for t in tables(lines)}
     row_kind, quoted_cols = {}, {}
@@ -889,6 +892,8 @@ def classify(path, lines, mask):
                 text, in_comment = text[:text.index("<!--")], True
         if mask[i]:
             kinds["constant"] = kinds.get("constant", 0) + len(numbers(text))
+            if where is not None:
+                where.extend((i + 1, n[1], "constant") for n in numbers(text))
             continue
         spans = {}
         for m in re.finditer(r"`[^`]*`", text):
@@ -928,6 +933,8 @@ def classify(path, lines, mask):
                 else:
                     kind = row_kind.get(i, "unchecked")
             kinds[kind] = kinds.get(kind, 0) + 1
+            if where is not None:
+                where.append((i + 1, masked[pos:pos + 12].split(" ")[0], kind))
     return kinds
 
 
@@ -1015,9 +1022,20 @@ def self_test():
 def main(argv):
     if argv[1:2] == ["--self-test"]:
         return self_test()
+    if argv[1:2] == ["--list"] and len(argv) > 3:
+        # every number of KIND on the pages, file:line: number (what to link or drop next)
+        for f in argv[3:]:
+            lines = open(f, encoding="utf-8").read().split("\n")
+            where = []
+            classify(f, lines, code_mask(lines), where)
+            for ln, text, kind in where:
+                if kind == argv[2]:
+                    print("%s:%d: %s" % (f, ln, text))
+        return 0
     if any(a.startswith("-") for a in argv[1:]) and argv[1:2] != ["--share"] or \
             any(a.startswith("-") for a in argv[2:]):
-        print("usage: python3 tests/doc_numbers.py [--self-test | [--share] FILE.md ...]",
+        print("usage: python3 tests/doc_numbers.py [--self-test | --list KIND FILE.md ... | "
+              "[--share] FILE.md ...]",
               file=sys.stderr)
         return 2
     per_file = argv[1:2] == ["--share"]
