@@ -103,6 +103,7 @@ NUMBER_RE = re.compile(
     r"(?:(?:[eE]([-+]?\d+))|(?:\s?·\s?10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)))?"
     r"\s?" + UNIT_RE)
 EMPTY_CELLS = {"", "—", "–", "-", "n/a"}
+HASH_RE = re.compile(r"(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
 
 
 class Failure(Exception):
@@ -301,6 +302,8 @@ def numbers(text):
     """Every number in text: (start, mantissa, exponent, unit)."""
     out = []
     for m in NUMBER_RE.finditer(text):
+        if HASH_RE.match(text, m.start()):  # a commit (535adef), not a number
+            continue
         exp = m.group(2) or (m.group(3).translate(SUPERSCRIPT) if m.group(3) else None)
         out.append((m.start(), m.group(1).replace("−", "-"), int(exp) if exp else 0,
                     m.group(4) or m.group(5)))
@@ -559,7 +562,7 @@ QUOTE_RE = re.compile(r"\[([^\]]*)\]\(\s*(?:[^)\s]*/)?papers\.md#([\w-]+)\s+\"([
 # committed text record (.txt: a command's output) is cited the same way, the title words of
 # its line, the number rounded as the page writes it (counted as recomputed): [310 s](cpu/first-day.txt "run-main-study:").
 CONST_RE = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]+?)>?\s+\"([^\"]+)\"\s*\)")
-SOURCE_SUFFIXES = (".c", ".h", ".cu", ".cc", ".py", ".sh", ".gp", ".study", ".suite", ".cmake",
+SOURCE_SUFFIXES = (".c", ".h", ".cu", ".cuh", ".cc", ".py", ".sh", ".gp", ".study", ".suite", ".cmake",
                    "CMakeLists.txt", ".txt")
 
 

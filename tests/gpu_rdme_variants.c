@@ -25,11 +25,13 @@ extern const sb_workload sb_workload_rdme;
 
 /* each a stage and the parameter it runs with ("": the defaults): gpu-fused also with a graph
  * body of one step (on these small lattices its default is several, stopping mid-body at
- * overflows, samples and the end) */
+ * overflows, samples and the end); one-pass also with a body of four steps (stopping after an
+ * odd number moves the lattice back to its first buffer) */
 static const struct {
     const char *name, *param;
 } gpu_variants[] = {
     {"gpu", ""}, {"gpu-zero-copy-overflow", ""}, {"gpu-fused", ""}, {"gpu-fused", "graph_steps=1"},
+    {"one-pass", ""}, {"one-pass", "graph_steps=4"},
 };
 static int device;
 

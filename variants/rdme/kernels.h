@@ -118,6 +118,11 @@ int rd_sweep_x_react_ahead(const void *in, void *out, const rd_step *a, int lo, 
 int rd_react_last(void *lattice, const rd_step *a, int lo, int hi,
                   const rd_reaction_table *host_table, unsigned long long *fired,
                   unsigned long long *ahead, cudaStream_t st);
+/* A whole step in one kernel (stage one-pass): the three sweeps and the reactions of the whole
+ * lattice of one GPU (a->slab without halo), from in to out, each block redoing the sweeps of the
+ * sites around its tile; fired counts the reactions. */
+int rd_one_pass(rd_site_format f, const void *in, void *out, const rd_step *a,
+                const rd_reaction_table *table, unsigned long long *fired, cudaStream_t st);
 /* Reactions, in place, in buffer planes lo .. hi - 1 (own planes); fired counts them. */
 int rd_react(rd_site_format f, void *lattice, const rd_step *a, int lo, int hi,
              const rd_reaction_table *table, unsigned long long *fired, cudaStream_t st);

@@ -33,6 +33,28 @@ int mgpu_capture_graphs(worker *w)
     int hi = w->neighbour[ABOVE] >= 0 ? own_hi + 1 : own_hi;
     const rd_reaction_table *r = w->d_reactions;
     SB_CUDA(cudaSetDevice(w->dev));
+    if (t->nslabs == 1 && t->stage.one_pass) {
+        /* one kernel a step, from one lattice to the other: a body of an even number of steps
+         * ends where it starts (mgpu_simulate_graphs moves the lattice back when the loop stops
+         * after an odd number) */
+        int steps = t->graph_steps ? t->graph_steps : 2;
+        if (steps % 2)
+            return sb_fail("graph_steps=%d: one-pass goes from one lattice to the other and back, "
+                           "so its loop's body holds an even number of steps",
+                           steps);
+        w->body_steps = steps;
+        a.runs = &w->d_bounds->runs;
+        t->passes = 1.0;
+        if (sb_graph_loop_begin(&w->loop, st, cudaStreamCaptureModeThreadLocal) != 0)
+            return -1;
+        int rc = 0;
+        for (a.body_step = 0; a.body_step < steps && rc == 0; a.body_step++)
+            rc = a.body_step % 2 ? rd_one_pass(f, B, A, &a, r, w->d_fired, st)
+                                 : rd_one_pass(f, A, B, &a, r, w->d_fired, st);
+        rc = rc || rd_graph_step_done(w->loop.handle, w->d_step, w->d_bounds, w->sink.count,
+                                      steps, 0, st);
+        return sb_graph_loop_end(&w->loop, st, rc);
+    }
     if (t->nslabs == 1) {
         if (rd_chain_if_one_wave(f, &a, w->dev) != 0 ||
             sb_graph_loop_begin(&w->loop, st, cudaStreamCaptureModeThreadLocal) != 0)
@@ -171,6 +193,11 @@ int mgpu_simulate_graphs(worker *w, int *sample)
         SB_CUDA(cudaStreamSynchronize(w->st[0]));
         if (t->nslabs == 1)
             next = *w->h_step;
+        /* one-pass: after an odd number of steps the lattice is in the second buffer */
+        if (t->stage.one_pass && (next - step) % 2 &&
+            sb_copy(&w->xfer, w->d_lat[0], w->d_lat[1], t->plane_bytes * w->slab.planes,
+                    cudaMemcpyDeviceToDevice, w->st[0]) != 0)
+            return -1;
         unsigned long long overflowed;
         if (mgpu_team_sum(t, *w->h_count, &overflowed) != 0)
             return -1;

@@ -10,7 +10,7 @@
 
 static int setup(sb_env *env, const void *model, void **state)
 {
-    static const rd_mgpu_stage stage = {RD_HALO_PEER, 1, 0, 0, 0};
+    static const rd_mgpu_stage stage = {RD_HALO_PEER, 1, 0, 0, 0, 0};
     return rd_mgpu_setup(env, model, state, &stage);
 }
 

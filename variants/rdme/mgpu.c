@@ -193,10 +193,11 @@ int rd_mgpu_setup(sb_env *env, const void *model, void **state, const rd_mgpu_st
     t->m = m;
     t->stage = *stage;
     t->passes = 4;
-    t->ngpus = param_int(env, "gpus") ? param_int(env, "gpus") : stage->fused ? 1 : env->ndevices;
+    int one_gpu = stage->fused || stage->one_pass; /* stages of one slab on one GPU */
+    t->ngpus = param_int(env, "gpus") ? param_int(env, "gpus") : one_gpu ? 1 : env->ndevices;
     t->nslabs = param_int(env, "slabs") ? param_int(env, "slabs") : t->ngpus;
-    if (stage->fused && t->nslabs != 1) {
-        sb_fail("gpus=%d, slabs=%d: the fused stage runs one slab on one GPU; leave both unset",
+    if (one_gpu && t->nslabs != 1) {
+        sb_fail("gpus=%d, slabs=%d: this stage runs one slab on one GPU; leave both unset",
                 t->ngpus, t->nslabs);
         return SB_REFUSED;
     }

@@ -28,6 +28,7 @@ typedef struct rd_mgpu_stage {
     int balance; /* the split moves with the GPUs' step times */
     int graph;   /* steps as CUDA graphs (one GPU: a device-side loop over steps); peer path */
     int fused;   /* one GPU only: the z-sweep and the reactions in one kernel (with graph) */
+    int one_pass; /* one GPU only: the whole step in one kernel (with graph) */
 } rd_mgpu_stage;
 
 int rd_mgpu_setup(sb_env *env, const void *model, void **state, const rd_mgpu_stage *stage);

@@ -47,4 +47,9 @@ const sb_variant rd_variants[RD_NVARIANTS] = {
      "writes each site (three passes over the lattice a step instead of four), and the x- and "
      "y-sweeps of a plane in one kernel where a plane fits a block (up to 64 x 64 sites)",
      "beyond the paper", SB_NEEDS_GPU | SB_NEEDS_GRAPH_LOOP, &rd_gpu_fused_ops, SB_KERNEL_LEVEL},
+    {"one-pass", 11,
+     "gpu-fused's device-side step loop with the whole step in one kernel: the three sweeps and "
+     "the reactions of a tile, its block redoing the sweeps of the sites around it (one read and "
+     "one write of the lattice a step)",
+     "beyond the paper", SB_NEEDS_GPU | SB_NEEDS_GRAPH_LOOP, &rd_one_pass_ops, SB_KERNEL_LEVEL},
 };

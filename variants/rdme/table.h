@@ -20,8 +20,9 @@ extern const sb_variant_ops rd_mgpu_nccl_ops;
 extern const sb_variant_ops rd_mpi_ops;
 extern const sb_variant_ops rd_gpu_graph_ops;
 extern const sb_variant_ops rd_gpu_fused_ops;
+extern const sb_variant_ops rd_one_pass_ops;
 
-#define RD_NVARIANTS 12
+#define RD_NVARIANTS 13
 extern const sb_variant rd_variants[RD_NVARIANTS];
 
 /* The CPU stages' state (cpu-reference.c): the model, a thread count, the output. */

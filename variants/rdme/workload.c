@@ -46,9 +46,9 @@ static const sb_param_decl params[] = {
     {"balance_steps", SB_PARAM_INT, NULL, 1, 1e12, NULL,
      "mgpu-balanced, mgpu-nccl: steps per balancing batch (default: 25 ms of simulated time)"},
     {"graph_steps", SB_PARAM_INT, NULL, 1, RD_GRAPH_STEPS_MAX, NULL,
-     "gpu-graph, gpu-fused on one GPU: steps in the body of the device-side loop (default: up "
-     "to 64, evened out between samples, where each sweep is one wave of blocks and the "
-     "kernels are chained, else 1)"},
+     "gpu-graph, gpu-fused, one-pass on one GPU: steps in the body of the device-side loop "
+     "(default: up to 64, evened out between samples, where each sweep is one wave of blocks "
+     "and the kernels are chained, else 1; one-pass: an even number, 2 by default)"},
     {"balance_threshold", SB_PARAM_FLOAT, "0.05", 0, 10, NULL,
      "mgpu-balanced, mgpu-nccl: a GPU this far (a fraction) from the mean step time moves the "
      "split"},

@@ -28,7 +28,7 @@ sanitize)
             procell)
                 sanitize_one $tool $w 0 procell --param histogram="$ut1" --param t_max=24 \
                     --variant host-loop,dynamic-parallelism,bounding,depth-inference,gpu-histogram,subtree-dfs,multi-gpu ;;
-            rdme) sanitize_one $tool $w 0 rdme $rdme_min --variant gpu,gpu-zero-copy-overflow,gpu-graph,gpu-fused ;;
+            rdme) sanitize_one $tool $w 0 rdme $rdme_min --variant gpu,gpu-zero-copy-overflow,gpu-graph,gpu-fused,one-pass ;;
             rdme-slabs)
                 sanitize_one $tool $w 0 rdme $rdme_min --param gpus=1 --param slabs=2 \
                     --param balance_steps=1 --param balance_threshold=0 \
@@ -79,6 +79,6 @@ rdme-sanitize)
         done
         # rows of 256 sites: the sweeps by warp strips, which the Min system's 64 do not reach
         sanitize_one "$tool" rdme-strips 0 rdme --param scenario=file \
-            --param model=bench/suites/rdme-strips.rdme --param steps=2 --variant gpu,gpu-fused
+            --param model=bench/suites/rdme-strips.rdme --param steps=2 --variant gpu,gpu-fused,one-pass
     done ;;
 esac

@@ -66,5 +66,7 @@ int rd_kernels_load(rd_site_format f)
     if (quads && (rd_load_quad_sweeps() != 0 || rd_load_strip_sweeps() != 0 ||
                   rd_load_xy_sweep() != 0))
         return -1;
-    return rd_load_count_planes(f) != 0 || rd_load_step_graph() != 0 ? -1 : 0;
+    return rd_load_count_planes(f) != 0 || rd_load_step_graph() != 0 || rd_load_one_pass(f) != 0
+               ? -1
+               : 0;
 }

@@ -42,5 +42,6 @@ int rd_load_xy_sweep(void);
 int rd_load_react(rd_site_format f);
 int rd_load_count_planes(rd_site_format f);
 int rd_load_step_graph(void);
+int rd_load_one_pass(rd_site_format f); /* one-pass.cu */
 
 #endif
