@@ -15,7 +15,9 @@ A markdown table preceded by an HTML comment (blank lines between them allowed) 
   <!-- records: PATH [PATH ...] [all=SPEC] [row=SPEC ...] [col=SPEC ...] -->
 
   PATHs are records files, relative to the repository root: stagebench JSON records
-  (results/baselines/**/*.json) or their CSV views (*.csv). Every PATH must exist.
+  (results/baselines/**/*.json) or their CSV views (*.csv). Every PATH must exist. A file kept
+  in an experiment's committed archive is ARCHIVE.tar.xz#MEMBER (MEMBER: its name in the
+  archive, or the end of it after a /), here, in fact links, in .txt citations and in links.
 
   Each data cell of the table is matched to exactly one record and its number recomputed from
   it. The cell's constraints are, merged in this order (a later key wins):
@@ -67,17 +69,24 @@ A markdown table preceded by an HTML comment (blank lines between them allowed) 
   markdown table in the committed file PATH (study output such as table2.md).
 
 Every relative link in the files checked ([text](path) and [text](path#anchor)) must point to an
-existing file or directory; an anchor into a markdown file must name one of its headings.
+existing file or directory; an anchor into a markdown file must name one of its headings, and
+one into an archive (.tar.xz) a file kept in it. A link's title is in double quotes, \" standing
+for a quote in it. A .txt link (a tool's committed output) holds when any line of the file that
+names the title gives the link's number right after it; a link to code, when the first such
+line does.
 """
 
 import csv
 import glob
 import importlib.machinery
+import io
 import json
 import lzma
 import os
 import re
+import subprocess
 import sys
+import tarfile
 import tempfile
 import types
 from decimal import Decimal, ROUND_HALF_EVEN, ROUND_HALF_UP, InvalidOperation
@@ -150,25 +159,64 @@ class Record:
 
 
 _record_cache = {}
+_archive_cache = {}
+
+
+def archive_member(archive, member):
+    """The bytes of the member of a committed tarball whose name is member or ends in /member;
+    None when the archive or the member is not there."""
+    if archive not in _archive_cache:
+        members = {}
+        if os.path.isfile(archive):
+            try:
+                with tarfile.open(archive) as t:
+                    for info in t.getmembers():
+                        if info.isfile():
+                            members[info.name] = t.extractfile(info).read()
+            except (OSError, tarfile.TarError, lzma.LZMAError):
+                pass
+        _archive_cache[archive] = members
+    members = _archive_cache[archive]
+    for name in sorted(members):
+        if name == member or name.endswith("/" + member):
+            return members[name]
+    return None
+
+
+def committed_text(full):
+    """The text of a committed file, full a path under ROOT or ARCHIVE.tar.xz#MEMBER (a file
+    kept in an experiment's archive, decompressed when it ends in .xz); None when not there."""
+    archive, _, member = full.partition("#")
+    if member and archive.endswith((".tar.xz", ".tar.gz", ".tar")):
+        data = archive_member(archive, member)
+    elif os.path.isfile(full):
+        with open(full, "rb") as f:
+            data = f.read()
+    else:
+        return None
+    if data is not None and full.endswith(".xz"):
+        try:
+            data = lzma.decompress(data)
+        except lzma.LZMAError:
+            return None
+    return None if data is None else data.decode("utf-8", errors="replace")
 
 
 def load_records(path):
     if path in _record_cache:
         return _record_cache[path]
-    full = os.path.join(ROOT, path)
-    if not os.path.isfile(full):
-        raise Failure("records file %s does not exist" % path)
+    text = committed_text(os.path.join(ROOT, path))
+    if text is None:
+        raise Failure("records file %s does not exist (or cannot be read)" % path)
     recs = []
     if path.endswith(".csv"):
-        with open(full, newline="") as f:
-            for row in csv.DictReader(f):
-                recs.append(Record(path, row.get("name", ""), row.get("variant", ""),
-                                   row.get("status", ""), row, row, True))
+        for row in csv.DictReader(io.StringIO(text, newline="")):
+            recs.append(Record(path, row.get("name", ""), row.get("variant", ""),
+                               row.get("status", ""), row, row, True))
     else:
         try:
-            with (lzma.open(full, "rt") if path.endswith(".xz") else open(full)) as f:
-                doc = json.load(f)
-        except (OSError, ValueError, lzma.LZMAError) as e:
+            doc = json.loads(text)
+        except ValueError as e:
             raise Failure("cannot read %s: %s" % (path, e))
         for b in doc.get("benchmarks", []) if isinstance(doc, dict) else []:
             sb = b.get("stagebench")
@@ -501,7 +549,14 @@ def anchors(path):
     return out
 
 
-LINK_RE = re.compile(r"(?<!\!)\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+# a link's title in double quotes, \" standing for a quote in it (a line of code cited by a
+# constant link may hold quotes: [64](../variants/x.c "{\"outer\", SB_PARAM_INT, \"")
+TITLE = r'"((?:[^"\\]|\\.)*)"'
+LINK_RE = re.compile(r"(?<!\!)\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+" + TITLE + r")?\s*\)")
+
+
+def unquote(title):
+    return re.sub(r'\\(.)', r'\1', title)
 
 
 def check_links(path, lines, mask, problems):
@@ -520,6 +575,10 @@ def check_links(path, lines, mask, problems):
             if not os.path.exists(dest):
                 problems.append("%s:%d: link %s: %s does not exist" % (
                     path, n, target, os.path.relpath(dest, ROOT)))
+            elif anchor and dest.endswith((".tar.xz", ".tar.gz", ".tar")):
+                if archive_member(dest, anchor) is None:  # ARCHIVE#MEMBER: a file kept in it
+                    problems.append("%s:%d: link %s: no %s in %s" % (
+                        path, n, target, anchor, os.path.relpath(dest, ROOT)))
             elif anchor and dest.endswith(".md") and anchor not in anchors(dest):
                 problems.append("%s:%d: link %s: no heading '%s' in %s" % (
                     path, n, target, anchor, os.path.relpath(dest, ROOT)))
@@ -549,7 +608,7 @@ def check_paths(path, lines, problems):
 # A measured number in prose links to its record, the link's title the SPEC of a table cell:
 #   [3.254 ms](../results/baselines/DEV/STUDY/fig5.json "variant:gpu-fused,cell:rbc,value:steady,per:steps")
 # The link text's first number (and, with also:, the next ones) is recomputed as a cell is.
-FACT_RE = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]+\.(?:json|json\.xz|csv))>?\s+\"([^\"]*)\"\s*\)")
+FACT_RE = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]+\.(?:json|json\.xz|csv))>?\s+" + TITLE + r"\s*\)")
 # A published value links to its paper in docs/papers.md, the title naming where in it:
 #   [17×](papers.md#rdme "fig. 5")
 QUOTE_RE = re.compile(r"\[([^\]]*)\]\(\s*(?:[^)\s]*/)?papers\.md#([\w-]+)\s+\"([^\"]+)\"\s*\)")
@@ -561,7 +620,7 @@ QUOTE_RE = re.compile(r"\[([^\]]*)\]\(\s*(?:[^)\s]*/)?papers\.md#([\w-]+)\s+\"([
 # text's number (a % as a fraction: 5 % is 0.05), so that a page cannot drift from the code. A
 # committed text record (.txt: a command's output) is cited the same way, the title words of
 # its line, the number rounded as the page writes it (counted as recomputed): [310 s](cpu/first-day.txt "run-main-study:").
-CONST_RE = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]+?)>?\s+\"([^\"]+)\"\s*\)")
+CONST_RE = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]+?)>?\s+" + TITLE + r"\s*\)")
 SOURCE_SUFFIXES = (".c", ".h", ".cu", ".cuh", ".cc", ".py", ".sh", ".gp", ".study", ".suite", ".cmake",
                    "CMakeLists.txt", ".txt")
 
@@ -573,14 +632,17 @@ def is_source_link(target):
 def check_constant(path, n, text, target, name, problems):
     base = os.path.dirname(path)
     full = os.path.normpath(os.path.join(base, target))
-    if not os.path.isfile(full):
+    content = committed_text(full)
+    if content is None:
         return  # the link check names the missing file
     nums = numbers(text)
     if not nums:
         problems.append("%s:%d: '%s' links a constant (%s) but holds no number" % (
             path, n, text, name))
         return
-    for line in open(full, encoding="utf-8", errors="replace"):
+    output = target.endswith(".txt")  # a tool's output: any line naming it may give the number
+    first_miss = None
+    for line in content.split("\n"):
         at = line.find(name)
         if at < 0:
             continue
@@ -596,8 +658,12 @@ def check_constant(path, n, text, target, name, problems):
                 (target.endswith(".txt") and unit == code[0][3] and exp == 0 and
                  abs(round(got, decimals) - want) < 1e-9):
             return
+        first_miss = first_miss or code[0][1]
+        if not output:
+            break
+    if first_miss:
         problems.append("%s:%d: '%s': %s is %s in %s, not %s" % (
-            path, n, text, name, code[0][1], target, mant))
+            path, n, text, name, first_miss, target, nums[0][1]))
         return
     problems.append("%s:%d: '%s': no line of %s gives %s a number" % (path, n, text, target, name))
 
@@ -626,7 +692,7 @@ def check_facts(path, lines, mask, problems):
         for m in CONST_RE.finditer(text):
             if is_source_link(m.group(2)):
                 count += 1
-                check_constant(path, n, m.group(1), m.group(2), m.group(3), problems)
+                check_constant(path, n, m.group(1), m.group(2), unquote(m.group(3)), problems)
     return count
 
 
@@ -691,10 +757,10 @@ _table_cache = {}
 
 def committed_rows(p):
     if p not in _table_cache:
-        full = os.path.join(ROOT, p)
-        if not os.path.isfile(full):
+        text = committed_text(os.path.join(ROOT, p))
+        if text is None:
             raise Failure("table file %s does not exist" % p)
-        lines = open(full, encoding="utf-8").read().split("\n")
+        lines = text.split("\n")
         _table_cache[p] = [tuple(cells) for _, _, rows in tables(lines) for _, cells in rows]
     return _table_cache[p]
 
@@ -859,6 +925,37 @@ def regenerated(table_path):
         glob.glob(os.path.join(folder, "*.json")) + glob.glob(os.path.join(folder, "*.json.xz"))))
 
 
+def in_date(text, pos):
+    """Whether the number at pos is part of a date (2026-12-07) or a time of day (13:11)."""
+    return any(m.start() <= pos < m.end() for m in
+               re.finditer(r"\b\d{4}-\d\d-\d\d\b|\b\d\d:\d\d(?::\d\d)?\b", text))
+
+
+def list_marker(text, pos):
+    """Whether the number at pos numbers an ordered list's item ("1. ")."""
+    return not text[:pos].strip() and re.match(r"\d+\.\s", text[pos:]) is not None
+
+
+_commits = {}
+
+
+def digit_commit(text, pos):
+    """Whether the number at pos is a commit of this repository written in digits only
+    (4475986): git says so; without git (an exported tree) it stays a number."""
+    m = re.match(r"\d{7,12}\b", text[pos:])
+    if not m:
+        return False
+    token = m.group(0)
+    if token not in _commits:
+        try:
+            r = subprocess.run(["git", "-C", ROOT, "rev-parse", "--verify", "--quiet",
+                                token + "^{commit}"], capture_output=True)
+            _commits[token] = r.returncode == 0
+        except OSError:
+            _commits[token] = False
+    return _commits[token]
+
+
 def classify(path, lines, mask, where=None):
     """Counts of each kind of number on the page; where, a list, also gets (line, number, kind)."""
     kinds = {}
@@ -910,7 +1007,8 @@ def classify(path, lines, mask, where=None):
                 spans[(m.start(1), m.end(1))] = \
                     "recomputed" if m.group(2).endswith(".txt") else "constant"
         # link targets and titles are not the page's numbers
-        masked = re.sub(r"\]\([^)]*\)", lambda m: "]" + " " * (len(m.group(0)) - 1), text)
+        masked = re.sub(r'\]\((?:[^)"]|' + TITLE + r')*\)',
+                        lambda m: "]" + " " * (len(m.group(0)) - 1), text)
         cells, label_end = None, -1
         if i in labels:
             bars = [m.start() for m in re.finditer(r"(?<!\\)\|", masked)]
@@ -929,7 +1027,8 @@ def classify(path, lines, mask, where=None):
                 elif CONSTANT_BEFORE.search(context):
                     kind = "constant"
                 elif masked.lstrip().startswith("#") or IDENT_BEFORE.search(context) or \
-                        re.match(r"\d{4}-\d\d-\d\d", masked[pos:]):
+                        in_date(masked, pos) or list_marker(masked, pos) or \
+                        digit_commit(masked, pos):
                     kind = "identifier"
                 elif cells and any(a < pos < b for a, b in cells):
                     kind = "quoted"
@@ -979,6 +1078,13 @@ def self_test():
             json.dump(rec, f)
         with open(os.path.join(d, "r", "t.md"), "w") as f:
             f.write("| a | b |\n|---|---|\n| 1 | 2 |\n")
+        # an experiment's archive: a record and a tool's output kept in it
+        with tarfile.open(os.path.join(d, "r", "e.tar.xz"), "w:xz") as t:
+            for name, data in (("x/a.json.xz", lzma.compress(json.dumps(rec).encode())),
+                               ("x/out.txt", b"a: slower by 7.2 %\nb: slower by 3.1 %\n")):
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                t.addfile(info, io.BytesIO(data))
         good = ("# T\n\n<!-- records: r/a.json col=x:1 col=x:2 col=x:2,vs:variant=a -->\n\n"
                 "| variant | one | two | speed-up |\n|---|---|---|---|\n"
                 "| `a` | 44.3 ms | 3.15 s | — |\n| b (2 GPUs) | refused: needs 2 GPUs | 315 ms | "
@@ -989,7 +1095,9 @@ def self_test():
                 "[f](r/t.md)\n\n<!-- records: r/a.json col=x:1 -->\n| v | t |\n|---|---|\n| a | 44.3 ms |\n"
                 "\nRun `tests/run.sh`, or tests/NAME.sh (a placeholder).\n"
                 "\nA step took [36.0 µs](r/a.json \"variant:a,x:1,value:steady,per:steps,unit:µs\"),"
-                " the paper's [17×](papers.md#p \"fig. 5\"), above [5 %](c.h \"LIMIT\").\n")
+                " the paper's [17×](papers.md#p \"fig. 5\"), above [5 %](c.h \"LIMIT\").\n"
+                "\nKept in the archive: [44.3 ms](r/e.tar.xz#x/a.json.xz \"variant:a,x:1\"), "
+                "b [3.1 %](r/e.tar.xz#x/out.txt \"b: slower by\") ([out](r/e.tar.xz#x/out.txt)).\n")
         with open(os.path.join(d, "c.h"), "w") as f:
             f.write("#define LIMIT 0.05\n")
         with open(os.path.join(d, "papers.md"), "w") as f:
@@ -1001,8 +1109,10 @@ def self_test():
             "(r/t.md)", "(r/gone.md)").replace("(#t)", "(#u)").replace(
             "r/a.json col=x:1 -->", "r/none.json col=x:1 -->").replace(
             "tests/run.sh", "tests/moved.sh").replace("[36.0 µs]", "[36.1 µs]").replace(
-            "papers.md#p ", "papers.md#q ").replace("[5 %]", "[6 %]")
-        cases = [(good, 0), (bad, 11)]
+            "papers.md#p ", "papers.md#q ").replace("[5 %]", "[6 %]").replace(
+            "[44.3 ms](r/e", "[44.2 ms](r/e").replace("[3.1 %]", "[7.2 %]").replace(
+            "x/out.txt)", "x/gone.txt)")
+        cases = [(good, 0), (bad, 14)]
         for text, want in cases:
             p = os.path.join(d, "doc.md")
             with open(p, "w") as f:
@@ -1018,7 +1128,7 @@ def self_test():
                     print("  " + pr)
                 return 1
     ROOT = saved
-    print("doc_numbers self-test: a right page passes, 11 planted mistakes are all reported")
+    print("doc_numbers self-test: a right page passes, 14 planted mistakes are all reported")
     return 0
 
 
