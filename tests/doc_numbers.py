@@ -885,7 +885,7 @@ def run(files):
 SHARE_GOAL = 95.0
 # Fails below this, so that the share only goes up (it was 31.1 % when first counted, at
 # 6c40c3e; raise it with each page converted; the goal is SHARE_GOAL).
-SHARE_FLOOR = 44.5
+SHARE_FLOOR = 83.5
 IDENT_BEFORE = re.compile(
     r"(?i)(?:\bfigs?\.|\bfigures?|\btables?|\bissues?|\bsections?|§|\beqs?\.|\bpp?\.|"
     r"\bchapters?|\bstages?|\bparts?|\bitems?|\bCUDA|\bsm_|\bcompute capability|\bversion|"
