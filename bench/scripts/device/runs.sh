@@ -1,8 +1,8 @@
 # bench/scripts/device-check's benchmark steps (sh bench/scripts/device/runs.sh STEP): the fixed
 # sweeps are device suites (bench/suites/device/STEP.suite, run by run_suite in
 # bench/scripts/device/lib.sh, which describes the format), the rest below.
-#   bench, perf, counters, rdme-bench, angio-bench, motility-bench, noise: bench/suites/device/
-#                  STEP.suite says what each runs; counters then times three variants with CUPTI
+#   bench, perf, counters, rdme-bench, rdme-one-pass, angio-bench, motility-bench, noise:
+#                  bench/suites/device/STEP.suite says what each runs; counters then times three variants with CUPTI
 #                  loaded and not (separate processes: the timed samples must not notice;
 #                  bench/tools/overhead-check), noise ends with bench/tools/noise-report (the
 #                  median noise per workload and overall, the records stopped on the timeout;
@@ -22,7 +22,7 @@
 set -u
 . bench/scripts/device/lib.sh
 case $1 in
-bench | perf | rdme-bench)
+bench | perf | rdme-bench | rdme-one-pass)
     run_suite bench/suites/device/$1.suite ;;
 angio-bench | motility-bench)
     run_log=1 run_suite bench/suites/device/$1.suite ;;
