@@ -11,7 +11,9 @@
  * barrier. Two facts make the ring one site wide: rd_move draws the - and + moves from the two
  * halves of one word, so a ring site's moves into the tile need only the types of the tile's
  * sites; and a ring site's gather, made again here, pushes no overflow entry (its owner pushes
- * the same one). */
+ * the same one). A lane a site: drawing each pass's moves from a list of its occupied sites
+ * instead, as the sweeps' kernels do, ran 5 % fewer instructions and no faster (abf7903;
+ * docs/limits.md, "One pass a step"). */
 #include "../../../cuda/check.h"
 #include "common.cuh"
 #include "launch.h"
@@ -87,25 +89,6 @@ __device__ __forceinline__ uint32_t moves_of(const rd_step &a, int axis, size_t 
     return move_mask<F>(a, axis, site, s, F::count(s), type, type_minus, type_plus);
 }
 
-/* Appends item to a block's list where take, in one shared atomic a warp (every lane calls it). */
-__device__ __forceinline__ void list_append(uint16_t *list, int *n, bool take, int item)
-{
-    unsigned b = __ballot_sync(0xffffffffu, take);
-    if (b == 0)
-        return;
-    int lane = threadIdx.x & 31, leader = __ffs(b) - 1, base = 0;
-    if (lane == leader)
-        base = atomicAdd(n, __popc(b));
-    base = __shfl_sync(0xffffffffu, base, leader);
-    if (take)
-        list[base + __popc(b & ((1u << lane) - 1))] = (uint16_t)item;
-}
-
-/* The moves of a pass are drawn from a list of its occupied sites, a warp on 32 of them: at the
- * paper's density most warps of 32 neighbouring sites hold one or two occupied ones, which a
- * lane a site would keep the whole warp in their draws (the second form: over six times
- * gpu-fused's warp instructions). The gathers stay a lane a site, an empty site with empty
- * neighbours done at once. */
 template <class F>
 __global__ void __launch_bounds__(one_pass_tile<F>::THREADS, one_pass_tile<F>::BLOCKS_PER_SM)
     one_pass(const typename F::site_t *__restrict__ in, typename F::site_t *__restrict__ out,
@@ -114,17 +97,11 @@ __global__ void __launch_bounds__(one_pass_tile<F>::THREADS, one_pass_tile<F>::B
 {
     typedef one_pass_tile<F> T;
     typedef typename F::site_t site_t;
-    const int RING = T::RH * T::RW, ROWS = T::RH * T::TX;
-    __shared__ site_t ring[RING];               /* the plane as loaded */
-    __shared__ uint8_t rtype[RING];
-    __shared__ uint32_t xmoves[RING];
-    __shared__ site_t xswept[ROWS];             /* rows -1 .. TY, the tile's columns */
-    __shared__ uint32_t ymoves[ROWS];
-    __shared__ site_t zsite[T::THREADS];        /* each column's plane k - 1, y-swept */
-    __shared__ uint32_t ztypes[T::THREADS];     /* its type, the types before and after it */
-    __shared__ uint32_t zmoves[T::THREADS];
-    __shared__ uint16_t list[RING];             /* a pass's occupied sites */
-    __shared__ int nlist[4];                    /* x, y, and z by the plane's parity */
+    __shared__ site_t ring[T::RH * T::RW];      /* the plane as loaded */
+    __shared__ uint8_t rtype[T::RH * T::RW];
+    __shared__ uint32_t xmoves[T::RH * T::RW];
+    __shared__ site_t xswept[T::RH * T::TX];   /* rows -1 .. TY, the tile's columns */
+    __shared__ uint32_t ymoves[T::RH * T::TX];
     __shared__ int nfired;
     if (step_skipped(a))
         return;
@@ -136,8 +113,7 @@ __global__ void __launch_bounds__(one_pass_tile<F>::THREADS, one_pass_tile<F>::B
     const bool column = gx < nx && gy < ny; /* the thread's column is in the lattice */
     const bool every_site = table->has_order0;
     if (threadIdx.x == 0)
-        nfired = nlist[0] = nlist[1] = nlist[2] = nlist[3] = 0;
-    __syncthreads();
+        nfired = 0;
     int fired_here = 0;
 
     /* the column's y-swept planes k - 2, k - 1, k (ys), their z-moves (zm, planes k - 2 and
@@ -154,71 +130,64 @@ __global__ void __launch_bounds__(one_pass_tile<F>::THREADS, one_pass_tile<F>::B
         site_t y_new = F::empty();
         int t_new = RD_OUTSIDE;
         if (z <= zend) {
-            /* the plane's ring (the tile, a site around it), its occupied sites listed */
-            for (int i0 = 0; i0 < RING; i0 += T::THREADS) {
-                int i = i0 + threadIdx.x;
+            /* the plane's ring: the tile, a site around it */
+            for (int i = threadIdx.x; i < T::RH * T::RW; i += T::THREADS) {
+                int cx = inside_at(x0 + i % T::RW - 1, nx, a.periodic);
+                int cy = inside_at(y0 + i / T::RW - 1, ny, a.periodic);
                 site_t w = F::empty();
                 int type = RD_OUTSIDE;
-                if (i < RING) {
-                    int cx = inside_at(x0 + i % T::RW - 1, nx, a.periodic);
+                if (cx >= 0 && cy >= 0 && cz >= 0) {
+                    size_t s = cx + nx * (cy + (size_t)ny * cz);
+                    w = in[s];
+                    type = F::type(w, a.types, s);
+                }
+                ring[i] = w;
+                rtype[i] = (uint8_t)type;
+            }
+            __syncthreads();
+            /* x-moves; a ring column's moves out of the tile are never used */
+            for (int i = threadIdx.x; i < T::RH * T::RW; i += T::THREADS) {
+                int c = i % T::RW;
+                uint32_t m = 0;
+                if (F::occupied(ring[i])) {
+                    int cx = inside_at(x0 + c - 1, nx, a.periodic);
                     int cy = inside_at(y0 + i / T::RW - 1, ny, a.periodic);
-                    if (cx >= 0 && cy >= 0 && cz >= 0) {
-                        size_t s = cx + nx * (cy + (size_t)ny * cz);
-                        w = in[s];
-                        type = F::type(w, a.types, s);
-                    }
-                    ring[i] = w;
-                    rtype[i] = (uint8_t)type;
-                    xmoves[i] = 0;
+                    m = moves_of<F>(a, 0, cx + nx * (cy + (size_t)ny * cz), ring[i], rtype[i],
+                                    c > 0 ? rtype[i - 1] : RD_OUTSIDE,
+                                    c < T::RW - 1 ? rtype[i + 1] : RD_OUTSIDE);
                 }
-                list_append(list, &nlist[0], F::occupied(w), i);
+                xmoves[i] = m;
             }
             __syncthreads();
-            /* x-moves of the listed sites; a ring column's moves out of the tile are never used */
-            for (int j = threadIdx.x; j < nlist[0]; j += T::THREADS) {
-                int i = list[j], c = i % T::RW;
-                int cx = inside_at(x0 + c - 1, nx, a.periodic);
-                int cy = inside_at(y0 + i / T::RW - 1, ny, a.periodic);
-                xmoves[i] = moves_of<F>(a, 0, cx + nx * (cy + (size_t)ny * cz), ring[i], rtype[i],
-                                        c > 0 ? rtype[i - 1] : RD_OUTSIDE,
-                                        c < T::RW - 1 ? rtype[i + 1] : RD_OUTSIDE);
-            }
-            __syncthreads();
-            if (threadIdx.x == 0)
-                nlist[0] = 0; /* the x-list read; the next plane's load appends again */
-            /* x-gathers of the tile's columns, rows -1 .. TY, the occupied ones listed */
-            for (int j0 = 0; j0 < ROWS; j0 += T::THREADS) {
-                int j = j0 + threadIdx.x;
-                site_t w = F::empty();
-                if (j < ROWS) {
-                    int r = j / T::TX, c = j % T::TX, i = r * T::RW + c + 1;
-                    int cx = x0 + c < nx ? x0 + c : -1;
-                    int cy = inside_at(y0 + r - 1, ny, a.periodic);
-                    if (cx >= 0 && cy >= 0 && cz >= 0) {
-                        /* a tile row, not a ring row nor a row wrapped past the lattice's end */
-                        bool own = own_plane && r >= 1 && r <= T::TY && y0 + r - 1 < ny;
-                        w = gather3<F>(a, 0, own, cx + nx * (cy + (size_t)ny * cz), ring[i - 1],
-                                       xmoves[i - 1], ring[i], xmoves[i], ring[i + 1],
-                                       xmoves[i + 1], rtype[i]);
-                    }
-                    xswept[j] = w;
-                    ymoves[j] = 0;
-                }
-                list_append(list, &nlist[1], F::occupied(w), j);
-            }
-            __syncthreads();
-            /* y-moves of the listed x-swept sites; a ring row's moves out of the tile are never
-             * used */
-            for (int l = threadIdx.x; l < nlist[1]; l += T::THREADS) {
-                int j = list[l], r = j / T::TX, c = j % T::TX, i = r * T::RW + c + 1;
+            /* x-gathers of the tile's columns, rows -1 .. TY */
+            for (int j = threadIdx.x; j < T::RH * T::TX; j += T::THREADS) {
+                int r = j / T::TX, c = j % T::TX, i = r * T::RW + c + 1;
+                int cx = x0 + c < nx ? x0 + c : -1;
                 int cy = inside_at(y0 + r - 1, ny, a.periodic);
-                ymoves[j] = moves_of<F>(a, 1, x0 + c + nx * (cy + (size_t)ny * cz), xswept[j],
-                                        rtype[i], r > 0 ? rtype[i - T::RW] : RD_OUTSIDE,
-                                        r < T::RH - 1 ? rtype[i + T::RW] : RD_OUTSIDE);
+                site_t w = F::empty();
+                if (cx >= 0 && cy >= 0 && cz >= 0) {
+                    /* a tile row, not a ring row nor a row wrapped around past the lattice's end */
+                    bool own = own_plane && r >= 1 && r <= T::TY && y0 + r - 1 < ny;
+                    w = gather3<F>(a, 0, own, cx + nx * (cy + (size_t)ny * cz), ring[i - 1],
+                                   xmoves[i - 1], ring[i], xmoves[i], ring[i + 1], xmoves[i + 1],
+                                   rtype[i]);
+                }
+                xswept[j] = w;
             }
             __syncthreads();
-            if (threadIdx.x == 0)
-                nlist[1] = 0;
+            /* y-moves of the x-swept rows; a ring row's moves out of the tile are never used */
+            for (int j = threadIdx.x; j < T::RH * T::TX; j += T::THREADS) {
+                int r = j / T::TX, c = j % T::TX, i = r * T::RW + c + 1;
+                uint32_t m = 0;
+                if (F::occupied(xswept[j])) {
+                    int cy = inside_at(y0 + r - 1, ny, a.periodic);
+                    m = moves_of<F>(a, 1, x0 + c + nx * (cy + (size_t)ny * cz), xswept[j], rtype[i],
+                                    r > 0 ? rtype[i - T::RW] : RD_OUTSIDE,
+                                    r < T::RH - 1 ? rtype[i + T::RW] : RD_OUTSIDE);
+                }
+                ymoves[j] = m;
+            }
+            __syncthreads();
             /* the column's y-gather of plane k (from here on the thread's own) */
             const int j = (ty + 1) * T::TX + tx, i = (ty + 1) * T::RW + tx + 1;
             t_new = rtype[i];
@@ -226,30 +195,20 @@ __global__ void __launch_bounds__(one_pass_tile<F>::THREADS, one_pass_tile<F>::B
                 y_new = gather3<F>(a, 1, own_plane, gx + nx * (gy + (size_t)ny * cz),
                                    xswept[j - T::TX], ymoves[j - T::TX], xswept[j], ymoves[j],
                                    xswept[j + T::TX], ymoves[j + T::TX], t_new);
+            __syncthreads(); /* the next plane's load overwrites the ring */
         }
+        if (!column)
+            continue;
         /* plane k - 1's z-moves, now that both its neighbours' types are known (after the
-         * last plane, RD_OUTSIDE: only its - moves, into the last own plane, are used), from a
-         * list of the columns where it holds particles */
-        const int c1 = inside_at(z - 1, nz, a.periodic);
-        int *nz_list = &nlist[2 + (k & 1)];
-        if (threadIdx.x == 0)
-            nlist[2 + ((k + 1) & 1)] = 0; /* the previous plane's, read before its barrier */
-        zsite[threadIdx.x] = ys2;
-        ztypes[threadIdx.x] = (uint32_t)t1 | (uint32_t)t0 << 8 | (uint32_t)t_new << 16;
-        zmoves[threadIdx.x] = 0;
-        list_append(list, nz_list, column && k >= 1 && c1 >= 0 && F::occupied(ys2),
-                    threadIdx.x);
-        __syncthreads(); /* also: the next plane's load overwrites the ring */
-        for (int l = threadIdx.x; l < *nz_list; l += T::THREADS) {
-            int c = list[l];
-            uint32_t ts = ztypes[c];
-            zmoves[c] = moves_of<F>(a, 2, x0 + c % T::TX + nx * (y0 + c / T::TX + (size_t)ny * c1),
-                                    zsite[c], ts & 0xff, ts >> 8 & 0xff, ts >> 16 & 0xff);
+         * last plane, RD_OUTSIDE: only its - moves, into the last own plane, are used) */
+        uint32_t zm2 = 0;
+        if (k >= 1) {
+            int c1 = inside_at(z - 1, nz, a.periodic);
+            if (c1 >= 0)
+                zm2 = moves_of<F>(a, 2, gx + nx * (gy + (size_t)ny * c1), ys2, t1, t0, t_new);
         }
-        __syncthreads();
-        const uint32_t zm2 = zmoves[threadIdx.x];
         /* the z-gather of plane k - 2, its reactions and its store, where it is the block's */
-        if (column && k >= 3) {
+        if (k >= 3) {
             size_t s = gx + nx * (gy + (size_t)ny * (z - 2));
             site_t w = gather3<F>(a, 2, true, s, ys0, zm0, ys1, zm1, ys2, zm2, t0);
             if ((every_site || F::occupied(w)) && react_site<F>(a, table, s, t0, &w))
