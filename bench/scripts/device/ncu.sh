@@ -5,9 +5,10 @@
 #                launches a run from its activity records (bench/tools/activity-launches)
 #   rdme-ncu     one step of each RDME kernel (dividing E. coli, 8 nm)
 #   rdme-source  the source counters on the second step's sweeps (red blood cell, 8 nm, gpu;
-#                SB_RDME_SOURCE_RUN: other run arguments): where each sweep's instructions go
-#                between its barriers (bench/tools/ncu-sass-phases, rdme-source-phases-K.md), the
-#                source pages kept as .csv.xz
+#                SB_RDME_SOURCE_RUN: other run arguments, SB_RDME_SOURCE_KERNELS: other kernels,
+#                an ncu regex, e.g. one_pass with --variant one-pass): where each sweep's
+#                instructions go between its barriers (bench/tools/ncu-sass-phases,
+#                rdme-source-phases-K.md), the source pages kept as .csv.xz
 #   angio-ncu    one step of 2^20 random cells (SB_ANGIO_NCU_VARIANT, default sorted): the
 #                validation run's kernels (the interaction's parts apart) and the timed run's
 #                (fused), with warp-stall reasons; key figures per cell
@@ -56,7 +57,7 @@ rdme-source)
     ncu --version | tail -n 1 >> "$summary"
     rm -f "$out/rdme-source.ncu-rep"
     # shellcheck disable=SC2086
-    ncu --clock-control none --kernel-name regex:'sweep' --launch-skip 3 --launch-count 3 \
+    ncu --clock-control none --kernel-name regex:"${SB_RDME_SOURCE_KERNELS:-sweep}" --launch-skip 3 --launch-count 3 \
         --import-source yes --section LaunchStats --section SpeedOfLight --section InstructionStats \
         --section WarpStateStats --section SourceCounters -o "$out/rdme-source" \
         "$sb/stagebench" run ${SB_RDME_SOURCE_RUN:-rdme --param cell=rbc --param spacing=8 --param steps=3 --variant gpu --reference gpu} \
