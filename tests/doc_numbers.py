@@ -71,8 +71,9 @@ A markdown table preceded by an HTML comment (blank lines between them allowed) 
 Every relative link in the files checked ([text](path) and [text](path#anchor)) must point to an
 existing file or directory; an anchor into a markdown file must name one of its headings, and
 one into an archive (.tar.xz) a file kept in it. A link's title is in double quotes, \" standing
-for a quote in it. A .txt link (a tool's committed output) holds when any line of the file that
-names the title gives the link's number right after it; a link to code, when the first such
+for a quote in it. A .txt link, or one to a .md page under results/ (a tool's committed output:
+proof.md, goals.md, a key table), holds when any line of the file that names the title gives
+the link's number right after it; a link to code, when the first such
 line does.
 """
 
@@ -625,8 +626,14 @@ SOURCE_SUFFIXES = (".c", ".h", ".cu", ".cuh", ".cc", ".py", ".sh", ".gp", ".stud
                    "CMakeLists.txt", ".txt")
 
 
+def is_output(target):
+    """A tool's committed output: a .txt, or a page a tool wrote under results/ (proof.md,
+    goals.md, an Nsight key table), also inside an archive."""
+    return target.endswith(".txt") or (target.endswith(".md") and "results/" in target)
+
+
 def is_source_link(target):
-    return target.endswith(SOURCE_SUFFIXES) or "/scripts/" in target
+    return target.endswith(SOURCE_SUFFIXES) or "/scripts/" in target or is_output(target)
 
 
 def check_constant(path, n, text, target, name, problems):
@@ -640,7 +647,7 @@ def check_constant(path, n, text, target, name, problems):
         problems.append("%s:%d: '%s' links a constant (%s) but holds no number" % (
             path, n, text, name))
         return
-    output = target.endswith(".txt")  # a tool's output: any line naming it may give the number
+    output = is_output(target)  # a tool's output: any line naming it may give the number
     first_miss = None
     for line in content.split("\n"):
         at = line.find(name)
@@ -655,7 +662,7 @@ def check_constant(path, n, text, target, name, problems):
         decimals = len(mant.split(".")[1]) if "." in mant else 0
         if abs(got - want) <= 1e-9 * max(1.0, abs(want)) or \
                 (unit == "%" and abs(got * 100 - want) <= 1e-9 * max(1.0, abs(want))) or \
-                (target.endswith(".txt") and unit == code[0][3] and exp == 0 and
+                (output and unit == code[0][3] and exp == 0 and
                  abs(round(got, decimals) - want) < 1e-9):
             return
         first_miss = first_miss or code[0][1]
@@ -1005,7 +1012,7 @@ def classify(path, lines, mask, where=None):
         for m in CONST_RE.finditer(text):
             if is_source_link(m.group(2)):
                 spans[(m.start(1), m.end(1))] = \
-                    "recomputed" if m.group(2).endswith(".txt") else "constant"
+                    "recomputed" if is_output(m.group(2)) else "constant"
         # link targets and titles are not the page's numbers
         masked = re.sub(r'\]\((?:[^)"]|' + TITLE + r')*\)',
                         lambda m: "]" + " " * (len(m.group(0)) - 1), text)
@@ -1078,6 +1085,10 @@ def self_test():
             json.dump(rec, f)
         with open(os.path.join(d, "r", "t.md"), "w") as f:
             f.write("| a | b |\n|---|---|\n| 1 | 2 |\n")
+        # a page a tool wrote under results/, cited like a .txt
+        os.makedirs(os.path.join(d, "results"))
+        with open(os.path.join(d, "results", "proof.md"), "w") as f:
+            f.write("| gate runs | failed |\n|---|---|\n| 3 | 0 (0.0-70.8 %) |\n")
         # an experiment's archive: a record and a tool's output kept in it
         with tarfile.open(os.path.join(d, "r", "e.tar.xz"), "w:xz") as t:
             for name, data in (("x/a.json.xz", lzma.compress(json.dumps(rec).encode())),
@@ -1097,7 +1108,8 @@ def self_test():
                 "\nA step took [36.0 µs](r/a.json \"variant:a,x:1,value:steady,per:steps,unit:µs\"),"
                 " the paper's [17×](papers.md#p \"fig. 5\"), above [5 %](c.h \"LIMIT\").\n"
                 "\nKept in the archive: [44.3 ms](r/e.tar.xz#x/a.json.xz \"variant:a,x:1\"), "
-                "b [3.1 %](r/e.tar.xz#x/out.txt \"b: slower by\") ([out](r/e.tar.xz#x/out.txt)).\n")
+                "b [3.1 %](r/e.tar.xz#x/out.txt \"b: slower by\") ([out](r/e.tar.xz#x/out.txt)); "
+                "at most [70.8 %](results/proof.md \"0 (0.0-\").\n")
         with open(os.path.join(d, "c.h"), "w") as f:
             f.write("#define LIMIT 0.05\n")
         with open(os.path.join(d, "papers.md"), "w") as f:
@@ -1111,8 +1123,8 @@ def self_test():
             "tests/run.sh", "tests/moved.sh").replace("[36.0 µs]", "[36.1 µs]").replace(
             "papers.md#p ", "papers.md#q ").replace("[5 %]", "[6 %]").replace(
             "[44.3 ms](r/e", "[44.2 ms](r/e").replace("[3.1 %]", "[7.2 %]").replace(
-            "x/out.txt)", "x/gone.txt)")
-        cases = [(good, 0), (bad, 14)]
+            "x/out.txt)", "x/gone.txt)").replace("[70.8 %]", "[70.9 %]")
+        cases = [(good, 0), (bad, 15)]
         for text, want in cases:
             p = os.path.join(d, "doc.md")
             with open(p, "w") as f:
@@ -1128,7 +1140,7 @@ def self_test():
                     print("  " + pr)
                 return 1
     ROOT = saved
-    print("doc_numbers self-test: a right page passes, 14 planted mistakes are all reported")
+    print("doc_numbers self-test: a right page passes, 15 planted mistakes are all reported")
     return 0
 
 
