@@ -3,9 +3,10 @@
 # fake_stagebench.py: records in stagebench's shape at levels each build's JSON sets), no GPU:
 # the processes' order (A B, B A, ...), SAME, SLOWER, FASTER, UNSURE with its added rounds,
 # NOW-INVALID, a head that refuses its line, hygiene (a throttled round measured again), the
-# replay and its disjoint decisions, --benchmark's narrowed lines, not-gated lines in the
-# summary, ci-gate's exit codes with --base-program/--head-program and --records, nothing written
-# into the records it reads, and a bisect over a scratch history that finds the slow commit.
+# replay and its disjoint decisions, gate-proof's series of live runs and their analysis,
+# --benchmark's narrowed lines, not-gated lines in the summary, ci-gate's exit codes with
+# --base-program/--head-program and --records, nothing written into the records it reads, and a
+# bisect over a scratch history that finds the slow commit.
 #   usage: sh tests/gate.sh path/to/stagebench
 set -u
 sb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -114,6 +115,28 @@ expect 0 "a pool" gate same pool --rounds 18 --max-rounds 18
 expect 0 "decisions over the pool" "$sb" gate --replay "$tmp/g/pool" --decisions 10
 [ "$(wc -l < "$tmp/out")" = 3 ] || fail "18 rounds of SAME give 3 decisions of 6"
 grep -q '"failed":false' "$tmp/out" || fail "decision lines in JSON"
+
+# gate-proof runs: live gate runs one after another, none started past the seconds given; analyse
+# takes a series (NAME.NN) as one row, its decisions one a run, a console's runs apart (records
+# lost), a patch's catches by size.
+proof() { SB_STAGEBENCH=$sb SB_GATE_SUITE=$tmp/suite SB_GATE_RUN_OPTIONS=' ' sh "$here/../bench/scripts/gate-proof" "$@"; }
+export SB_PROOF_RUNS=2
+expect 0 "gate-proof runs, A-vs-A" proof runs "$tmp/base" "$tmp/same" "$tmp/proof/avsa9" 600
+[ -f "$tmp/proof/avsa9.02/gate.json" ] && [ ! -d "$tmp/proof/avsa9.03" ] || fail "gate-proof runs: DIR.01, DIR.02"
+grep -q "^run .*avsa9.01: Fake GPU (GPU-fake), .* SAME$" "$tmp/out" || fail "gate-proof runs: a line a run"
+SB_PROOF_RUNS=1
+expect 0 "gate-proof runs, a patch" proof runs "$tmp/base" "$tmp/slow" "$tmp/proof/slow" 600 --benchmark 'w1/*'
+unset SB_PROOF_RUNS
+cp "$tmp/out" "$tmp/proof/console.txt" # as if its records were lost: the run's line counts
+expect 0 "gate-proof runs, no time" proof runs "$tmp/base" "$tmp/slow" "$tmp/proof/none" 0
+[ ! -d "$tmp/proof/none.01" ] || fail "gate-proof runs: none started after the seconds given"
+expect 0 "gate-proof analyse a series" proof analyse "$tmp/proof/out" "$tmp"/proof/avsa9.[0-9][0-9] "$tmp/proof/slow.01" "$tmp/proof/console.txt"
+grep -q "^| avsa9 | Fake GPU | GPU-fake | .* | 2 | 48 | 6 | 2 |$" "$tmp/out" ||
+    fail "a series of 2 runs is one row, with a decision each"
+grep -q "0 of 2 gate runs failed" "$tmp/out" || fail "the series' A-vs-A decisions counted"
+grep -q "^| slow (GPU-fake), console | .* | 1 | 1 (100.0 %) | " "$tmp/out" || fail "a console's run counted apart"
+grep -q "Changes of 3 % or more: caught in 2 of 2 tries" "$tmp/out" ||
+    fail "the 5 % patch caught in its recorded run and its console's, counted by its size"
 
 # Errors: one line, exit 2.
 expect 2 "no builds" "$sb" gate "$tmp/suite"
