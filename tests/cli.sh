@@ -172,12 +172,12 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
 assert r and all(sum(k['launches'] for k in a['kernel_table']) + a['kernel_table_omitted_launches'] == a['kernels'] for a in r); \
 assert all(0 < k['occupancy'] <= 1 and k['limited_by'] for a in r for k in a['kernel_table'])"
     json "$tmp/all.json" "t=[b['stagebench']['activity']['timed_run'] for b in d['benchmarks'] if 'gpu' in b['stagebench']['needs']]; \
-assert len(t)==7 and all(a['kernels'] > 0 and a['kernel_table'] for a in t)"
-    [ "$(grep -c "blocks/SM" "$tmp/out")" = 14 ] ||
+assert len(t)==8 and all(a['kernels'] > 0 and a['kernel_table'] for a in t)"
+    [ "$(grep -c "blocks/SM" "$tmp/out")" = 16 ] ||
         fail "--kernels prints two kernel tables (the validation run's, a timed run's) under each GPU variant"
 else
     json "$tmp/all.json" "g=[b['stagebench'] for b in d['benchmarks'] if 'gpu' in b['stagebench']['needs']]; \
-assert len(g)==7 and all(s['status']=='skipped' and s['reason'].startswith('GPU variant skipped') for s in g)"
+assert len(g)==8 and all(s['status']=='skipped' and s['reason'].startswith('GPU variant skipped') for s in g)"
     grep -qx "run procell: 2 items" "$tmp/err" || fail "the progress counts the GPU variants skipped at once"
     expect 2 "a GPU variant named on a machine without one" "$sb" run procell --param histogram="$tmp/h.txt" --variant host-loop
     one_line_naming "needs a GPU"

@@ -37,8 +37,11 @@ ran() { # TEXT: the stand-in ran with these arguments (a part of them)
     grep -qF -- "$1" "$tmp/args" || fail "no run with '$1' among: $(cat "$tmp/args")"
 }
 
-steps bench perf counters rdme-bench rdme-one-pass angio-bench motility-bench
+steps bench perf counters rdme-bench rdme-one-pass procell-peer angio-bench motility-bench
 line "rdme one-pass rbc 8 nm (reference gpu-fused): exit 0"
+line "procell peer inputs m4: exit 0"
+ran "run procell --param histogram=$work/synthetic-40000.txt --param types=m3 --param t_max=480 --variant subtree-dfs,split-trees"
+[ "$(wc -l < "$work/synthetic-40000.txt")" -gt 1000 ] || fail "procell-peer: no synthetic histogram"
 line "bench t_max 240: exit 0"
 line "bench t_max 720: exit 0"
 ran "run procell --param histogram=$root/.carry/data/AML9_Exp3_t10d_UT1_BM_GFPpos.txt --param types=m4 --param phi_min=11.0 --param t_max=720 --max-noise 0.02 --timeout 6 --dump-output $work/procell-ut1-t720.hist --out $work/procell-ut1-t720.json"

@@ -14,7 +14,7 @@
 
 static const char *gpu_variants[] = {"host-loop",     "dynamic-parallelism", "bounding",
                                      "depth-inference", "gpu-histogram",     "subtree-dfs",
-                                     "multi-gpu"};
+                                     "multi-gpu",       "split-trees"};
 static int devices[SB_MAX_DEVICES], ndevices;
 
 static void check_all(const pc_model *m, const char *what)

@@ -44,6 +44,9 @@ int pc_check_tally(const pc_device_tally *t)
     if (t->not_in_omega)
         return sb_fail("%llu terminal cells have a fluorescence missing from Omega (a bug)",
                        t->not_in_omega);
+    if (t->gave_up)
+        return sb_fail("%llu split-trees threads waited a second for work that never came (a "
+                       "bug in its queue's accounting)", t->gave_up);
     return 0;
 }
 

@@ -10,9 +10,10 @@
 /* Cell states of the materializing stages (thesis 3.2.2), plus EMPTY for slots nobody wrote. */
 enum pc_state { PC_EMPTY = 0, PC_ALIVE = 1, PC_INACTIVE = 2, PC_REMOVE = 3 };
 
-/* Totals counted on the device. too_deep and not_in_omega fail the run. */
+/* Totals counted on the device. too_deep, not_in_omega and gave_up (split-trees' threads that
+ * stopped waiting for work that never came) fail the run. */
 typedef struct pc_device_tally {
-    unsigned long long divisions, terminal, vanished, too_deep, not_in_omega;
+    unsigned long long divisions, terminal, vanished, too_deep, not_in_omega, gave_up;
 } pc_device_tally;
 
 /* 0, or a failure message for a tally whose error counters are not zero. */

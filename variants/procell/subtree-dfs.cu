@@ -19,14 +19,9 @@ __global__ void __launch_bounds__(PC_BLOCK)
                    int shared_histogram, pc_device_tally *tally)
 {
     extern __shared__ unsigned long long block_counts[];
-    __shared__ unsigned long long block_tally[4];
+    __shared__ unsigned long long block_tally[5];
     unsigned long long *hist = shared_histogram ? block_counts : counts;
-    if (shared_histogram)
-        for (int i = threadIdx.x; i < nomega; i += blockDim.x)
-            block_counts[i] = 0;
-    if (threadIdx.x < 4)
-        block_tally[threadIdx.x] = 0;
-    __syncthreads();
+    pc_block_start(block_counts, nomega, shared_histogram, block_tally);
 
     pc_tally t = {0, 0, 0, 0};
     int lane = threadIdx.x % 32;
@@ -41,21 +36,7 @@ __global__ void __launch_bounds__(PC_BLOCK)
         if (first + lane < nroots)
             pc_walk_root(&rules, &tab, (uint32_t)(first + lane), hist, &t);
     }
-    atomicAdd(&block_tally[0], t.divisions);
-    atomicAdd(&block_tally[1], t.terminal);
-    atomicAdd(&block_tally[2], t.vanished);
-    atomicAdd(&block_tally[3], t.too_deep);
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        atomicAdd(&tally->divisions, block_tally[0]);
-        atomicAdd(&tally->terminal, block_tally[1]);
-        atomicAdd(&tally->vanished, block_tally[2]);
-        atomicAdd(&tally->too_deep, block_tally[3]);
-    }
-    if (shared_histogram)
-        for (int i = threadIdx.x; i < nomega; i += blockDim.x)
-            if (block_counts[i])
-                atomicAdd(&counts[i], block_counts[i]);
+    pc_block_finish(&t, 0, block_tally, block_counts, shared_histogram, counts, nomega, tally);
 }
 
 int pc_subtree_prepare(sb_env *env, int device_index, const pc_model *m, pc_subtree_device *d)
@@ -95,6 +76,8 @@ int pc_subtree_launch(sb_env *env, const pc_model *m, pc_subtree_device *d, int 
     SB_CUDA(cudaSetDevice(env->devices[d->device_index]));
     SB_CUDA(cudaMemsetAsync(d->counts, 0, (size_t)m->nomega * sizeof *d->counts, st));
     SB_CUDA(cudaMemsetAsync(d->tally, 0, sizeof *d->tally, st));
+    if (d->queue)
+        return pc_split_launch(env, m, d);
     SB_CUDA(cudaMemsetAsync(d->next_chunk, 0, sizeof *d->next_chunk, st));
     subtree_kernel<<<d->blocks, PC_BLOCK, d->shared_bytes, st>>>(
         m->rules, d->tab.view, m->nroots, ndevices, rank, d->next_chunk, d->counts, m->nomega,
@@ -121,7 +104,7 @@ typedef struct subtree_state {
     pc_output result;
 } subtree_state;
 
-static int setup(sb_env *env, const void *model, void **state)
+int pc_subtree_setup(sb_env *env, const void *model, void **state, int split)
 {
     subtree_state *s = (subtree_state *)calloc(1, sizeof *s);
     if (!s)
@@ -130,10 +113,17 @@ static int setup(sb_env *env, const void *model, void **state)
     s->env = env;
     s->m = (const pc_model *)model;
     int rc = pc_output_init(&s->result, s->m);
-    return rc ? rc : pc_subtree_prepare(env, 0, s->m, &s->dev);
+    if (!rc)
+        rc = pc_subtree_prepare(env, 0, s->m, &s->dev);
+    return rc || !split ? rc : pc_split_prepare(env, &s->dev);
 }
 
-static int run(void *state)
+static int setup(sb_env *env, const void *model, void **state)
+{
+    return pc_subtree_setup(env, model, state, 0);
+}
+
+int pc_subtree_run(void *state)
 {
     subtree_state *s = (subtree_state *)state;
     pc_device_tally tally;
@@ -150,23 +140,24 @@ static int run(void *state)
     return 0;
 }
 
-static int output(void *state, void *out)
+int pc_subtree_output(void *state, void *out)
 {
     pc_output_copy((pc_output *)out, &((subtree_state *)state)->result);
     return 0;
 }
 
-static void teardown(void *state)
+void pc_subtree_teardown(void *state)
 {
     subtree_state *s = (subtree_state *)state;
     pc_output_free(&s->result);
     free(s);
 }
 
-static void report(void *state, sb_report *r)
+void pc_subtree_report(void *state, sb_report *r)
 {
-    (void)state;
-    r->host_launches = 1;
+    /* split-trees launches the queue's reset before its kernel */
+    r->host_launches = ((subtree_state *)state)->dev.queue ? 2 : 1;
 }
 
-const sb_variant_ops pc_subtree_dfs_ops = {setup, run, output, teardown, report};
+const sb_variant_ops pc_subtree_dfs_ops = {setup, pc_subtree_run, pc_subtree_output,
+                                           pc_subtree_teardown, pc_subtree_report};

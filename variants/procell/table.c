@@ -26,4 +26,8 @@ const sb_variant pc_variants[PC_NVARIANTS] = {
      &pc_subtree_dfs_ops, SB_KERNEL_LEVEL},
     {"multi-gpu", 7, "roots split over every visible GPU, histograms summed",
      "beyond the thesis (its future work)", SB_NEEDS_GPU | SB_NEEDS_MULTI_GPU, &pc_multi_gpu_ops, SB_KERNEL_LEVEL},
+    {"split-trees", 8,
+     "subtree-dfs with the long tail split: every resident thread, idle ones handed the bottom "
+     "of a walker's stack through a lock-free queue", "beyond the thesis", SB_NEEDS_GPU,
+     &pc_split_trees_ops, SB_KERNEL_LEVEL},
 };

@@ -8,7 +8,7 @@
 extern "C" {
 #endif
 
-#define PC_NVARIANTS 9
+#define PC_NVARIANTS 10
 extern const sb_variant pc_variants[PC_NVARIANTS];
 
 extern const sb_variant_ops pc_cpu_reference_ops;
@@ -20,6 +20,7 @@ extern const sb_variant_ops pc_depth_inference_ops;
 extern const sb_variant_ops pc_gpu_histogram_ops;
 extern const sb_variant_ops pc_subtree_dfs_ops;
 extern const sb_variant_ops pc_multi_gpu_ops;
+extern const sb_variant_ops pc_split_trees_ops;
 
 #ifdef __cplusplus
 }

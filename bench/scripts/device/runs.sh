@@ -1,7 +1,7 @@
 # bench/scripts/device-check's benchmark steps (sh bench/scripts/device/runs.sh STEP): the fixed
 # sweeps are device suites (bench/suites/device/STEP.suite, run by run_suite in
 # bench/scripts/device/lib.sh, which describes the format), the rest below.
-#   bench, perf, counters, rdme-bench, rdme-one-pass, angio-bench, motility-bench, noise:
+#   bench, perf, counters, rdme-bench, rdme-one-pass, procell-peer, angio-bench, motility-bench, noise:
 #                  bench/suites/device/STEP.suite says what each runs; counters then times three variants with CUPTI
 #                  loaded and not (separate processes: the timed samples must not notice;
 #                  bench/tools/overhead-check), noise ends with bench/tools/noise-report (the
@@ -26,6 +26,11 @@ bench | perf | rdme-bench | rdme-one-pass)
     run_suite bench/suites/device/$1.suite ;;
 angio-bench | motility-bench)
     run_log=1 run_suite bench/suites/device/$1.suite ;;
+procell-peer)
+    peer_input=$out/synthetic-40000.txt
+    python3 bench/tools/procell-synth --cells 40000 "$peer_input" ||
+        { say "procell peer inputs: procell-synth failed"; exit 0; }
+    run_suite bench/suites/device/procell-peer.suite ;;
 counters)
     run_suite bench/suites/device/counters.suite
     for mode in plain cupti; do

@@ -27,7 +27,7 @@ sanitize)
             case $w in
             procell)
                 sanitize_one $tool $w 0 procell --param histogram="$ut1" --param t_max=24 \
-                    --variant host-loop,dynamic-parallelism,bounding,depth-inference,gpu-histogram,subtree-dfs,multi-gpu ;;
+                    --variant host-loop,dynamic-parallelism,bounding,depth-inference,gpu-histogram,subtree-dfs,multi-gpu,split-trees ;;
             rdme) sanitize_one $tool $w 0 rdme $rdme_min --variant gpu,gpu-zero-copy-overflow,gpu-graph,gpu-fused,one-pass ;;
             rdme-slabs)
                 sanitize_one $tool $w 0 rdme $rdme_min --param gpus=1 --param slabs=2 \
