@@ -120,9 +120,11 @@ grep -q '"failed":false' "$tmp/out" || fail "decision lines in JSON"
 # takes a series (NAME.NN) as one row, its decisions one a run, a console's runs apart (records
 # lost), a patch's catches by size.
 proof() { SB_STAGEBENCH=$sb SB_GATE_SUITE=$tmp/suite SB_GATE_RUN_OPTIONS=' ' sh "$here/../bench/scripts/gate-proof" "$@"; }
-export SB_PROOF_RUNS=2
+export SB_PROOF_RUNS=2 SB_PROOF_PACK=$tmp/avsa9.tar.xz
 expect 0 "gate-proof runs, A-vs-A" proof runs "$tmp/base" "$tmp/same" "$tmp/proof/avsa9" 600
+unset SB_PROOF_PACK
 [ -f "$tmp/proof/avsa9.02/gate.json" ] && [ ! -d "$tmp/proof/avsa9.03" ] || fail "gate-proof runs: DIR.01, DIR.02"
+tar -tJf "$tmp/avsa9.tar.xz" | grep -q "^avsa9.02/gate.json$" || fail "SB_PROOF_PACK: both runs packed"
 grep -q "^run .*avsa9.01: Fake GPU (GPU-fake), .* SAME$" "$tmp/out" || fail "gate-proof runs: a line a run"
 SB_PROOF_RUNS=1
 expect 0 "gate-proof runs, a patch" proof runs "$tmp/base" "$tmp/slow" "$tmp/proof/slow" 600 --benchmark 'w1/*'
