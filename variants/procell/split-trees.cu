@@ -121,6 +121,65 @@ __global__ void split_reset_kernel(pc_split_queue *q)
         q->head = q->tail = q->next_root = q->busy = 0;
 }
 
+/* An idle lane's wait for a cell. The idle lanes of a warp wait together: their first lane looks
+ * at the queue for all of them and takes a cell for each it can, broadcast to its lane (a look
+ * reads the few lines every idle warp reads, so one look a warp, not one a lane). 1 with *c; 0
+ * when all work is done, or when the queue stood still for a second (counted in *gave_up). */
+static __device__ int wait_for_cell(pc_split_queue *q, int lane, pc_cell *c,
+                                    unsigned long long *gave_up)
+{
+    unsigned wait = SPLIT_WAIT_FIRST_NS;
+    long long since = clock64();
+    unsigned long long seen_tail = ~0ull;
+    for (;;) {
+        unsigned mask = __activemask();
+        int leader = __ffs(mask) - 1, n = __popc(mask);
+        int rank = __popc(mask & ((1u << lane) - 1)), got = 0, k = 0;
+        for (; k < n; k++) {
+            pc_cell x = {};
+            int ok = 0;
+            if (lane == leader)
+                ok = split_take(q, &x);
+            if (!__shfl_sync(mask, ok, leader))
+                break;
+            unsigned long long *w = (unsigned long long *)&x, v[4];
+            for (int i = 0; i < 4; i++)
+                v[i] = __shfl_sync(mask, w[i], leader);
+            if (rank == k) {
+                for (int i = 0; i < 4; i++)
+                    ((unsigned long long *)c)[i] = v[i];
+                got = 1;
+            }
+        }
+        /* Taken, then counted busy: in between, another idle warp may find the queue empty and
+         * nobody busy, and end early. That costs helpers, not cells: a thread ends only on an
+         * empty queue, and a taker drains what it hands over itself if nobody is left. */
+        if (k > 0 && lane == leader)
+            atomicAdd(&q->busy, (unsigned long long)k);
+        if (got)
+            return 1;
+        if (k > 0)
+            continue; /* the lanes still idle look again at once, without those served */
+        int end = 0;  /* 1 done, 2 given up */
+        if (lane == leader) {
+            unsigned long long tail = load_l2(&q->tail);
+            if (load_l2(&q->busy) == 0 && load_l2(&q->head) == tail)
+                end = 1; /* nobody holds work that could still be handed over */
+            else if (tail != seen_tail)
+                seen_tail = tail, since = clock64();
+            else if (clock64() - since > SPLIT_GIVE_UP_CYCLES)
+                end = 2;
+        }
+        end = __shfl_sync(mask, end, leader);
+        if (end) {
+            *gave_up += end == 2;
+            return 0;
+        }
+        __nanosleep(wait);
+        wait = wait < SPLIT_WAIT_LAST_NS ? wait * 2 : wait;
+    }
+}
+
 /* Adds `sign` to the busy count once for the lanes here together (an atomic a warp, not a lane).
  * A thread counts itself busy when it starts, so a block that is not resident yet holds up
  * nobody's end: it will find the roots gone and the queue empty. */
@@ -172,34 +231,9 @@ __global__ void __launch_bounds__(PC_BLOCK)
                 if (busy)
                     count_busy(q, -1), busy = 0;
                 pc_cell c;
-                unsigned wait = SPLIT_WAIT_FIRST_NS;
-                long long since = clock64();
-                unsigned long long seen_tail = load_l2(&q->tail);
-                int got = 0;
-                for (;;) {
-                    /* Taken, then counted busy: in between, another idle thread may find the
-                     * queue empty and nobody busy, and end early. That costs a helper, not a
-                     * cell: a thread ends only on an empty queue, and the taker drains what it
-                     * hands over itself if nobody else is left. */
-                    if (split_take(q, &c)) {
-                        atomicAdd(&q->busy, 1ull);
-                        busy = got = 1;
-                        break;
-                    }
-                    unsigned long long tail = load_l2(&q->tail);
-                    if (load_l2(&q->busy) == 0 && load_l2(&q->head) == tail)
-                        break; /* done: nobody holds work that could still be handed over */
-                    if (tail != seen_tail)
-                        seen_tail = tail, since = clock64();
-                    else if (clock64() - since > SPLIT_GIVE_UP_CYCLES) {
-                        gave_up++;
-                        break;
-                    }
-                    __nanosleep(wait);
-                    wait = wait < SPLIT_WAIT_LAST_NS ? wait * 2 : wait;
-                }
-                if (!got)
+                if (!wait_for_cell(q, lane, &c, &gave_up))
                     break;
+                busy = 1;
                 stack[top++ % (PC_MAX_GEN + 1)] = c;
             }
         }
