@@ -185,6 +185,7 @@ static __device__ int wait_for_cell(pc_split_queue *q, int lane, pc_cell *c,
  * nobody's end: it will find the roots gone and the queue empty. */
 static __device__ void count_busy(pc_split_queue *q, long long sign)
 {
+    __threadfence(); /* what the lanes did to the roots and the queue is seen first */
     unsigned mask = __activemask();
     int lane = threadIdx.x % 32, leader = __ffs(mask) - 1;
     if (lane == leader)
@@ -210,6 +211,7 @@ __global__ void __launch_bounds__(PC_BLOCK)
     unsigned bot = 0, top = 0, looks = 0;
     int busy = 1;
     count_busy(q, 1);
+    __threadfence(); /* counted busy before it takes a root */
     uint32_t row_root = 0xffffffffu; /* the root whose Omega row is in hand */
     const uint32_t *omega_of_generation = NULL;
     for (;;) {
