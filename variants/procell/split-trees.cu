@@ -18,11 +18,15 @@
 /* Cells the queue holds at once (32 MiB of cells and 8 MiB of tickets). A full queue only means
  * the walker keeps its cell. */
 #define SPLIT_QUEUE_CELLS (1u << 20)
-/* A walker looks for idle threads every this many divisions: the look is a load from L2. */
-#define SPLIT_LOOK_EVERY 4
-/* An idle thread's wait between looks at the queue, doubling from the first to the last (ns). */
+/* A walker looks for idle threads every this many divisions. The look is a load of the one L2
+ * line every walker reads (tens of thousands of walkers, a division every few microseconds
+ * each): looking often would queue them all on that line. To be tuned on the GPU. */
+#define SPLIT_LOOK_EVERY 16
+/* An idle warp's wait between looks at the queue, doubling from the first to the last (ns); the
+ * last bounds how long a handed-over cell waits, and how often thousands of idle warps read the
+ * queue's lines. To be tuned on the GPU. */
 #define SPLIT_WAIT_FIRST_NS 256
-#define SPLIT_WAIT_LAST_NS 8192
+#define SPLIT_WAIT_LAST_NS 16384
 /* An idle thread that has seen the queue stand still for this many cycles (about a second)
  * while work was said to be held gives up and says so in the tally: a bug, never a hang. */
 #define SPLIT_GIVE_UP_CYCLES (1ll << 31)
