@@ -70,18 +70,23 @@ def median(xs):
     return xs[len(xs) // 2] if xs else None
 
 
+def series_of(name):
+    """A run NAME.NN of `gate-proof runs` belongs to the series NAME; any other pool is its own."""
+    return re.sub(r"\.\d+$", "", name)
+
+
 def group_pools(pools, facts):
-    """[(label, [pool, ...])]: a series NAME.NN on one GPU is one group, any other pool its own;
-    in the order first seen. Labels name the GPU where one name ran on several."""
+    """[(label, series, [pool, ...])]: a series NAME.NN on one GPU is one group, any other pool
+    its own; in the order first seen. Labels name the GPU where one name ran on several."""
     groups, order = {}, []
     for name in pools:
-        key = (re.sub(r"\.\d+$", "", name), facts[name]["uuid"])
+        key = (series_of(name), facts[name]["uuid"])
         if key not in groups:
             groups[key] = []
             order.append(key)
         groups[key].append(name)
     names = [k[0] for k in order]
-    return [(k[0] if names.count(k[0]) == 1 else "%s (%s)" % (k[0], k[1][:12]), groups[k])
+    return [(k[0] if names.count(k[0]) == 1 else "%s (%s)" % (k[0], k[1][:12]), k[0], groups[k])
             for k in order]
 
 
@@ -119,7 +124,7 @@ def read_console(path):
             m = CONSOLE_LINE.match(line.strip())
             if m:
                 verdicts = m.group(7).split()
-                runs.append({"series": re.sub(r"\.\d+$", "", os.path.basename(m.group(1))),
+                runs.append({"series": series_of(os.path.basename(m.group(1))),
                              "device": m.group(2), "uuid": m.group(3),
                              "processes": int(m.group(5)),
                              "rounds": max(int(r) for r in m.group(6).split(",")),
@@ -173,7 +178,7 @@ def main():
     print("| pool or series | GPU | UUID | base | head | first process | last process | pools | "
           "processes | rounds a line | decisions |")
     print("|---|---|---|---|---|---|---|---:|---:|---|---:|")
-    for label, members in groups:
+    for label, _, members in groups:
         f = [facts[n] for n in members]
         rounds = sorted(set(b["rounds"] for x in f for b in x["benchmarks"]))
         print("| %s | %s | %s | `%s` | `%s` | %s | %s | %d | %d | %s | %d |" % (
@@ -231,7 +236,7 @@ def main():
                 rounds[len(rounds) // 2] if rounds else "-"))
         print()
 
-    avsa_groups = [(label, m) for label, m in groups if m[0].startswith("avsa")]
+    avsa_groups = [(label, m) for label, _, m in groups if m[0].startswith("avsa")]
     if avsa_groups:
         print("### What each benchmark can catch\n")
         print("From each A-vs-A pool's own decision over all its rounds (in a series, the median "
@@ -255,7 +260,7 @@ def main():
             print("| `%s` | %s |" % (bench, " | ".join(cells)))
         print()
 
-    patch_groups = [(label, m) for label, m in groups if not m[0].startswith("avsa")]
+    patch_groups = [g for g in groups if not g[2][0].startswith("avsa")]
     if patch_groups:
         print("## Power (a patch of tests/gate-patches/ against its commit)\n")
         print("The true effect: the geometric mean ratio over all of the pool's (or series') rounds, "
@@ -266,7 +271,7 @@ def main():
         print("| patch | benchmark | true effect | rounds | verdict over the rounds | tries | caught | 95 % interval | goal |")
         print("|---|---|---|---:|---|---:|---:|---|---|")
         classes = {0.03: [0, 0], 0.02: [0, 0]}
-        for label, members in patch_groups:
+        for label, _, members in patch_groups:
             tries = sum(len(decisions[n]) for n in members)
             caught = sum(d["failed"] for n in members for d in decisions[n])
             lo, hi = clopper_pearson(caught, tries) if tries else (0, 1)
@@ -297,8 +302,8 @@ def main():
                 continue
             # the change's size on this GPU, where a recorded series of it measured one
             sizes = [true_effect(pairs_of(m, facts, b))[0] - 1
-                     for lab, m in patch_groups
-                     if re.sub(r" \(.*", "", lab) == series and facts[m[0]]["uuid"] == uuid
+                     for _, name, m in patch_groups
+                     if name == series and facts[m[0]]["uuid"] == uuid
                      for b in bench_names(m, facts)]
             size = max(sizes) if sizes else None
             tries, caught = len(runs), sum(r["failed"] for r in runs)
@@ -320,8 +325,8 @@ def main():
                     classes[floor][1] += caught
         print()
         totals = {}
-        for label, members in patch_groups:
-            t = totals.setdefault(re.sub(r" \(.*", "", label), [0, 0])
+        for _, series, members in patch_groups:
+            t = totals.setdefault(series, [0, 0])
             t[0] += sum(len(decisions[n]) for n in members)
             t[1] += sum(d["failed"] for n in members for d in decisions[n])
         for g in lost:

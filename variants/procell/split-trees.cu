@@ -6,8 +6,8 @@
  * bottom of its stack (the pending daughter nearest the root, so the largest subtree left)
  * through a bounded lock-free queue in global memory. A cell carries all its walk needs (time,
  * generation, path: the keyed random numbers depend on nothing else), so whichever thread walks
- * it, the histogram's counts are the same: bitwise equal to cpu-reference. One launch after the
- * queue's reset, no host in the loop. */
+ * it, the histogram's counts are the same: bitwise equal to cpu-reference. One launch a run, no
+ * host in the loop. */
 #include <stdlib.h>
 
 #include "../../cuda/check.h"
@@ -34,9 +34,9 @@
 /* Dmitry Vyukov's bounded multi-producer multi-consumer queue: slot i's ticket says whose turn
  * it is (a producer's when it equals the position, a consumer's at position + 1). */
 struct pc_split_queue {
-    unsigned long long head, tail; /* positions: next to take, next to fill */
     unsigned long long next_root;  /* roots handed out */
     unsigned long long busy;       /* threads holding work; the others wait for it */
+    unsigned long long head, tail; /* positions: next to take, next to fill */
     unsigned long long ticket[SPLIT_QUEUE_CELLS];
     pc_cell cell[SPLIT_QUEUE_CELLS];
 };
@@ -116,13 +116,16 @@ static __device__ int split_take(pc_split_queue *q, pc_cell *c)
     }
 }
 
+/* The queue empty: every slot's ticket at its first position. A run that ends leaves it so (all
+ * taken, head == tail, each ticket a lap on), so this runs once, and again only after a run
+ * that did not end (gave_up). */
 __global__ void split_reset_kernel(pc_split_queue *q)
 {
     unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     for (; i < SPLIT_QUEUE_CELLS; i += (unsigned long long)gridDim.x * blockDim.x)
         q->ticket[i] = i;
     if (blockIdx.x == 0 && threadIdx.x == 0)
-        q->head = q->tail = q->next_root = q->busy = 0;
+        q->head = q->tail = 0;
 }
 
 /* An idle lane's wait for a cell. The idle lanes of a warp wait together: their first lane looks
@@ -196,7 +199,9 @@ static __device__ void count_busy(pc_split_queue *q, long long sign)
         atomicAdd(&q->busy, (unsigned long long)(sign * __popc(mask)));
 }
 
-__global__ void __launch_bounds__(PC_BLOCK)
+/* Four blocks an SM (64 registers, a few spilled): threads are the helpers, and 72 registers
+ * would leave room for three. */
+__global__ void __launch_bounds__(PC_BLOCK, 4)
     split_kernel(pc_rules rules, pc_tables tab, uint64_t nroots, pc_split_queue *q,
                  unsigned long long threads, unsigned long long *counts, int nomega,
                  int shared_histogram, pc_device_tally *tally)
@@ -231,6 +236,8 @@ __global__ void __launch_bounds__(PC_BLOCK)
             }
             if (root < nroots) {
                 int row = pc_row_of_root(tab.root_start, tab.nrows, root);
+                row_root = (uint32_t)root;
+                omega_of_generation = tab.omega_index + (size_t)row * tab.gen_stride;
                 stack[top++ % (PC_MAX_GEN + 1)] =
                     pc_root_cell(&rules, (uint32_t)root, tab.phi[row]);
             } else {
@@ -245,7 +252,7 @@ __global__ void __launch_bounds__(PC_BLOCK)
         }
         /* Walk what is in hand, handing the bottom over while some thread waits. */
         pc_cell c = stack[--top % (PC_MAX_GEN + 1)];
-        if (c.root != row_root)
+        if (c.root != row_root) /* a handed-over cell of another tree */
             row_root = c.root, omega_of_generation = pc_omega_row(&tab, c.root);
         double t_division;
         while (pc_visit(&rules, &c, omega_of_generation, hist, &t, &t_division)) {
@@ -266,6 +273,7 @@ int pc_split_prepare(sb_env *env, pc_subtree_device *d)
     if ((rc = sb_dev_alloc(&env->mem, dev, (void **)&d->queue, sizeof *d->queue,
                            "split-trees queue")))
         return rc;
+    d->queue_dirty = 1; /* reset by the first launch */
     /* every thread the GPU holds at once: the idle ones are the helpers */
     SB_CUDA(cudaFuncSetAttribute(split_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  (int)d->shared_bytes));
@@ -283,8 +291,13 @@ int pc_split_launch(sb_env *env, const pc_model *m, pc_subtree_device *d)
 {
     cudaStream_t st = env->streams[d->device_index];
     unsigned long long threads = (unsigned long long)d->blocks * PC_BLOCK;
-    split_reset_kernel<<<256, 256, 0, st>>>(d->queue);
-    SB_LAUNCHED("split_reset_kernel");
+    if (d->queue_dirty) {
+        split_reset_kernel<<<256, 256, 0, st>>>(d->queue);
+        SB_LAUNCHED("split_reset_kernel");
+        d->queue_dirty = 0;
+    }
+    /* next_root and busy: a run's counters start at zero; the queue is empty already */
+    SB_CUDA(cudaMemsetAsync(d->queue, 0, 2 * sizeof(unsigned long long), st));
     split_kernel<<<d->blocks, PC_BLOCK, d->shared_bytes, st>>>(
         m->rules, d->tab.view, m->nroots, d->queue, threads, d->counts, m->nomega,
         d->shared_bytes > 0, d->tally);
