@@ -3,9 +3,9 @@
 # fake_stagebench.py: records in stagebench's shape at levels each build's JSON sets), no GPU:
 # the processes' order (A B, B A, ...), SAME, SLOWER, FASTER, UNSURE with its added rounds,
 # NOW-INVALID, a head that refuses its line, hygiene (a throttled round measured again), the
-# replay and its disjoint decisions, gate-proof's series of live runs and their analysis,
-# --benchmark's narrowed lines, not-gated lines in the summary, ci-gate's exit codes with
-# --base-program/--head-program and --records, nothing written into the records it reads, and a
+# replay and its disjoint decisions, gate-proof's series of live runs and their analysis, device-check
+# proof's step, --benchmark's narrowed lines, not-gated lines in the summary, ci-gate's exit codes
+# with --base-program/--head-program and --records, nothing written into the records it reads, and a
 # bisect over a scratch history that finds the slow commit.
 #   usage: sh tests/gate.sh path/to/stagebench
 set -u
@@ -139,6 +139,42 @@ grep -q "0 of 2 gate runs failed" "$tmp/out" || fail "the series' A-vs-A decisio
 grep -q "^| slow (GPU-fake), console | .* | 1 | 1 (100.0 %) | " "$tmp/out" || fail "a console's run counted apart"
 grep -q "Changes of 3 % or more: caught in 2 of 2 tries" "$tmp/out" ||
     fail "the 5 % patch caught in its recorded run and its console's, counted by its size"
+
+# device-check proof: the same runs from the proof builds carried as .carry/proof.tar.xz (a, b and
+# a folder a patch: here stand-ins whose `gate` is this stagebench's), packed into $OUT after each
+# run; a patch's series measures its workload's lines only; a series without a build refused.
+device_check_root stagebench
+mkdir -p "$tmp/pb/proof/data"
+for side in a:base b:same w1-slow:slow; do
+    mkdir -p "$tmp/pb/proof/${side%%:*}"
+    printf '#!/bin/sh
+[ "$1" = gate ] && exec "%s" "$@"
+exec "%s" "$@"
+' "$sb" "$tmp/${side#*:}" \
+        > "$tmp/pb/proof/${side%%:*}/stagebench"
+    chmod +x "$tmp/pb/proof/${side%%:*}/stagebench"
+done
+mkdir -p "$root/.carry" && tar -C "$tmp/pb" -cJf "$root/.carry/proof.tar.xz" proof
+proof_step() { # series runs
+    rm -rf "$tmp/work" "$tmp/bundle"
+    n=$((n + 1))
+    (cd "$root" && PATH="$tmp/bin:$PATH" SB_WORK="$tmp/work" OUT="$tmp/bundle" SB_PROOF_BUILDS="$tmp/unpacked" \
+        SB_PROOF_SERIES=$1 SB_PROOF_RUNS=$2 SB_PROOF_SECONDS=600 SB_GATE_SUITE="$tmp/suite" \
+        SB_GATE_RUN_OPTIONS=' ' sh bench/scripts/device-check proof) > "$tmp/out" 2> "$tmp/err" ||
+        fail "device-check proof $1: exit $?"
+}
+proof_step avsa 2
+grep -q "^proof avsa: exit 0, 2 runs, 0 with a verdict other than SAME (.*/avsa.NN, proof-avsa.tar.xz)$" \
+    "$tmp/work/summary.txt" || fail "device-check proof: the A-vs-A runs' summary line"
+tar -tJf "$tmp/bundle/proof-avsa.tar.xz" | grep -q "^avsa.02/gate.json$" || fail "device-check proof: runs packed into \$OUT"
+proof_step w1-slow 1
+grep -q "^proof w1-slow: exit 0, 1 runs, 1 with a verdict other than SAME" "$tmp/work/summary.txt" ||
+    fail "device-check proof: a patch's run caught"
+json "$(ls -d "$tmp"/work/proof/*/w1-slow.01)/gate.json" \
+    'assert {b["name"].split("/")[0] for b in d["benchmarks"]} == {"w1"}, d["benchmarks"]'
+proof_step w9-missing 1
+grep -q "^proof w9-missing: FAILED (no .*w9-missing/stagebench" "$tmp/work/summary.txt" ||
+    fail "device-check proof: a series without a build named"
 
 # Errors: one line, exit 2.
 expect 2 "no builds" "$sb" gate "$tmp/suite"

@@ -10,6 +10,14 @@
 #         ab/compare-RUN.txt (two builds) or ab/compare-RUN-BUILD.txt (each build after the first).
 #   gate  bench/scripts/ci-gate as a CI runner runs it: this build against
 #         .carry/sb/stagebench-base (SB_AB_BASE) in one session (docs/regression-gate.md)
+#   proof the gate's proof (bench/scripts/gate-proof runs) with the proof builds carried as
+#         .carry/proof.tar.xz (gate-proof build and pack), not this build: live gate runs one after
+#         another for SB_PROOF_SECONDS (default 300) of SB_PROOF_SERIES (default avsa: build a
+#         against b, the whole suite; or a patch's name: a against that patch's build, over its
+#         workload's lines, the name's first word). Into proof/STAMP/SERIES.NN (STAMP: the UTC
+#         start), the runs packed into $OUT/proof-SERIES.tar.xz after each one, so a call cut short
+#         keeps them (a lent GPU returns a few files); their console in proof/STAMP/SERIES.log.
+#         The builds unpack into SB_PROOF_BUILDS (default /tmp/sb-proof), outside the bundle.
 set -u
 . bench/scripts/device/lib.sh
 base=${SB_AB_BASE:-$sb/stagebench-base}
@@ -61,5 +69,29 @@ gate)
     else
         say "gate: FAILED (no base build at $base: copy one there, or set SB_AB_BASE)"
     fi
+    bundle ;;
+proof)
+    builds=${SB_PROOF_BUILDS:-/tmp/sb-proof} series=${SB_PROOF_SERIES:-avsa}
+    if [ ! -x "$builds/proof/a/stagebench" ] && [ -f .carry/proof.tar.xz ]; then
+        mkdir -p "$builds" && tar -xJf .carry/proof.tar.xz -C "$builds"
+    fi
+    P=$builds/proof head=$builds/proof/$series/stagebench glob=
+    [ "$series" = avsa ] && head=$P/b/stagebench
+    [ "$series" = avsa ] || glob="${series%%-*}/*"
+    if [ ! -x "$P/a/stagebench" ] || [ ! -x "$head" ]; then
+        say "proof $series: FAILED (no $P/a/stagebench or $head: make the builds with bench/scripts/gate-proof build and pack, carry .carry/proof.tar.xz)"
+        bundle
+        exit 0
+    fi
+    dir=$out/proof/$(date -u +%Y-%m-%dT%H%M)
+    mkdir -p "$dir"
+    set -- "$P/a/stagebench" "$head" "$dir/$series" "${SB_PROOF_SECONDS:-300}"
+    [ -n "$glob" ] && set -- "$@" --benchmark "$glob"
+    SB_PROOF_PACK=$bundle_dir/proof-$series.tar.xz SB_STAGEBENCH=$P/a/stagebench SB_SHARED_DATA=$P/data \
+        sh bench/scripts/gate-proof runs "$@" > "$dir/$series.log" 2>&1
+    rc=$?
+    cat "$dir/$series.log"
+    # a run's line ends with its verdicts: "... rounds a benchmark, SAME" where every line said SAME
+    say "proof $series: exit $rc, $(grep -c '^run ' "$dir/$series.log") runs, $(grep '^run ' "$dir/$series.log" | grep -cv 'rounds a benchmark, SAME$') with a verdict other than SAME ($(basename "$dir")/$series.NN, proof-$series.tar.xz)"
     bundle ;;
 esac
