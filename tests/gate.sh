@@ -155,10 +155,11 @@ exec "%s" "$@"
     chmod +x "$tmp/pb/proof/${side%%:*}/stagebench"
 done
 mkdir -p "$root/.carry" && tar -C "$tmp/pb" -cJf "$root/.carry/proof.tar.xz" proof
-proof_step() { # series runs
+proof_step() { # series runs [SB_PROOF_END]
     rm -rf "$tmp/work" "$tmp/bundle"
     n=$((n + 1))
     (cd "$root" && PATH="$tmp/bin:$PATH" SB_WORK="$tmp/work" OUT="$tmp/bundle" SB_PROOF_BUILDS="$tmp/unpacked" \
+        SB_PROOF_END=${3:-} \
         SB_PROOF_SERIES=$1 SB_PROOF_RUNS=$2 SB_PROOF_SECONDS=600 SB_GATE_SUITE="$tmp/suite" \
         SB_GATE_RUN_OPTIONS=' ' sh bench/scripts/device-check proof) > "$tmp/out" 2> "$tmp/err" ||
         fail "device-check proof $1: exit $?"
@@ -172,6 +173,8 @@ grep -q "^proof w1-slow: exit 0, 1 runs, 1 with a verdict other than SAME" "$tmp
     fail "device-check proof: a patch's run caught"
 json "$(ls -d "$tmp"/work/proof/*/w1-slow.01)/gate.json" \
     'assert {b["name"].split("/")[0] for b in d["benchmarks"]} == {"w1"}, d["benchmarks"]'
+proof_step avsa 2 $(($(date +%s) - 1))
+grep -q "^proof avsa: exit 0, 0 runs" "$tmp/work/summary.txt" || fail "device-check proof: none past SB_PROOF_END"
 proof_step w9-missing 1
 grep -q "^proof w9-missing: FAILED (no .*w9-missing/stagebench" "$tmp/work/summary.txt" ||
     fail "device-check proof: a series without a build named"

@@ -12,12 +12,14 @@
 #         .carry/sb/stagebench-base (SB_AB_BASE) in one session (docs/regression-gate.md)
 #   proof the gate's proof (bench/scripts/gate-proof runs) with the proof builds carried as
 #         .carry/proof.tar.xz (gate-proof build and pack), not this build: live gate runs one after
-#         another for SB_PROOF_SECONDS (default 300) of SB_PROOF_SERIES (default avsa: build a
-#         against b, the whole suite; or a patch's name: a against that patch's build, over its
-#         workload's lines, the name's first word). Into proof/STAMP/SERIES.NN (STAMP: the UTC
-#         start), the runs packed into $OUT/proof-SERIES.tar.xz after each one, so a call cut short
-#         keeps them (a lent GPU returns a few files); their console in proof/STAMP/SERIES.log.
-#         The builds unpack into SB_PROOF_BUILDS (default /tmp/sb-proof), outside the bundle.
+#         another of SB_PROOF_SERIES (default avsa: build a against b, the whole suite; or a
+#         patch's name: a against that patch's build, over the lines of the workload its name
+#         begins with) for SB_PROOF_SECONDS (default 300), or until SB_PROOF_END (seconds since
+#         1970: set as a call starts, it fills what the steps before leave of the call). Into
+#         proof/STAMP/SERIES.NN (STAMP: the UTC start), packed into $OUT/proof-SERIES.tar.xz after
+#         each run, so a call cut short keeps them (a lent GPU returns a few files); their console
+#         in proof/STAMP/SERIES.log. The builds unpack into SB_PROOF_BUILDS (default
+#         /tmp/sb-proof), outside the bundle.
 set -u
 . bench/scripts/device/lib.sh
 base=${SB_AB_BASE:-$sb/stagebench-base}
@@ -85,7 +87,10 @@ proof)
     fi
     dir=$out/proof/$(date -u +%Y-%m-%dT%H%M)
     mkdir -p "$dir"
-    set -- "$P/a/stagebench" "$head" "$dir/$series" "${SB_PROOF_SECONDS:-300}"
+    seconds=${SB_PROOF_SECONDS:-300}
+    [ -n "${SB_PROOF_END:-}" ] && seconds=$((SB_PROOF_END - $(date +%s)))
+    [ "$seconds" -gt 0 ] || seconds=0
+    set -- "$P/a/stagebench" "$head" "$dir/$series" "$seconds"
     [ -n "$glob" ] && set -- "$@" --benchmark "$glob"
     SB_PROOF_PACK=$bundle_dir/proof-$series.tar.xz SB_STAGEBENCH=$P/a/stagebench SB_SHARED_DATA=$P/data \
         sh bench/scripts/gate-proof runs "$@" > "$dir/$series.log" 2>&1
