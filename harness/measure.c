@@ -99,6 +99,12 @@ const char *sb_build_lacks(unsigned needs)
         return "loops on the device through conditional graph nodes, which this build's CUDA "
                "toolkit lacks (CUDA 12.4+; compiled out by cmake's feature probe)";
 #endif
+#ifdef SB_NO_INDEPENDENT_THREADS
+    if (needs & SB_NEEDS_INDEPENDENT_THREADS)
+        return "has lanes of a warp wait for one another, which needs independent thread "
+               "scheduling (compute capability 7.0+), and this build's architectures include "
+               "older ones (compiled out by cmake's feature probe)";
+#endif
 #ifdef SB_NO_NCCL
     if (needs & SB_NEEDS_NCCL)
         return "uses NCCL, which this build was configured without (not found beside an older "

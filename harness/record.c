@@ -61,6 +61,8 @@ static json_t *needs_json(unsigned needs)
         json_array_append_new(list, json_string("graph-loop"));
     if (needs & SB_NEEDS_NCCL)
         json_array_append_new(list, json_string("nccl"));
+    if (needs & SB_NEEDS_INDEPENDENT_THREADS)
+        json_array_append_new(list, json_string("independent-threads"));
     return list;
 }
 

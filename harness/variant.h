@@ -31,6 +31,9 @@ enum {
     SB_NEEDS_MULTI_GPU = 1u << 2,  /* uses every visible GPU; runs on one if only one is there */
     SB_NEEDS_GRAPH_LOOP = 1u << 3, /* conditional graph nodes (CUDA 12.4+): a device-side loop */
     SB_NEEDS_NCCL = 1u << 4,       /* NCCL */
+    /* independent thread scheduling (compute capability 7.0+): lanes of one warp wait for one
+     * another's work (procell split-trees); before it a warp's waiting lanes would stall the rest */
+    SB_NEEDS_INDEPENDENT_THREADS = 1u << 5,
 };
 
 /* What this build lacks of a variant's needs (cmake -DSB_CDP=OFF, or a toolkit without a feature:

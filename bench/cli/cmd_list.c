@@ -25,14 +25,17 @@
 
 static void needs_text(unsigned needs, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%s%s%s%s%s", needs & SB_NEEDS_GPU ? "gpu" : "cpu",
+    snprintf(buf, cap, "%s%s%s%s%s%s", needs & SB_NEEDS_GPU ? "gpu" : "cpu",
              needs & SB_NEEDS_CDP ? CDP_TEXT : "", needs & SB_NEEDS_MULTI_GPU ? ",all-gpus" : "",
              !(needs & SB_NEEDS_GRAPH_LOOP)            ? ""
              : sb_build_lacks(SB_NEEDS_GRAPH_LOOP) ? ",graph-loop (off)"
                                                    : GRAPH_LOOP_TEXT,
              !(needs & SB_NEEDS_NCCL)            ? ""
              : sb_build_lacks(SB_NEEDS_NCCL) ? ",nccl (off)"
-                                             : ",nccl");
+                                             : ",nccl",
+             !(needs & SB_NEEDS_INDEPENDENT_THREADS)            ? ""
+             : sb_build_lacks(SB_NEEDS_INDEPENDENT_THREADS) ? ",independent-threads (off)"
+                                                            : ",independent-threads");
 }
 
 /* The shortest %g that reads back as x: 4294967295 rather than 4.29497e+09, 1e-09 rather than

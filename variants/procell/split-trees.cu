@@ -15,6 +15,8 @@
 #include "subtree.h"
 #include "table.h"
 
+#ifndef SB_NO_INDEPENDENT_THREADS
+
 /* Cells the queue holds at once (32 MiB of cells and 8 MiB of tickets). A full queue only means
  * the walker keeps its cell. */
 #define SPLIT_QUEUE_CELLS (1u << 20)
@@ -304,6 +306,23 @@ int pc_split_launch(sb_env *env, const pc_model *m, pc_subtree_device *d)
     SB_LAUNCHED("split_kernel");
     return 0;
 }
+
+#else
+/* Architectures before 7.0 asked for (cmake's probe): the harness refuses the stage before its
+ * set-up (SB_NEEDS_INDEPENDENT_THREADS), so these stand-ins only let the rest compile; were one
+ * reached, it fails with the reason. */
+int pc_split_prepare(sb_env *env, pc_subtree_device *d)
+{
+    (void)env, (void)d;
+    return sb_fail("split-trees %s", sb_build_lacks(SB_NEEDS_INDEPENDENT_THREADS));
+}
+
+int pc_split_launch(sb_env *env, const pc_model *m, pc_subtree_device *d)
+{
+    (void)env, (void)m, (void)d;
+    return sb_fail("split-trees %s", sb_build_lacks(SB_NEEDS_INDEPENDENT_THREADS));
+}
+#endif
 
 static int setup(sb_env *env, const void *model, void **state)
 {

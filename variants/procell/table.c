@@ -28,6 +28,6 @@ const sb_variant pc_variants[PC_NVARIANTS] = {
      "beyond the thesis (its future work)", SB_NEEDS_GPU | SB_NEEDS_MULTI_GPU, &pc_multi_gpu_ops, SB_KERNEL_LEVEL},
     {"split-trees", 8,
      "subtree-dfs with the long tail split: every resident thread, idle ones handed the bottom "
-     "of a walker's stack through a lock-free queue", "beyond the thesis", SB_NEEDS_GPU,
-     &pc_split_trees_ops, SB_KERNEL_LEVEL},
+     "of a walker's stack through a lock-free queue", "beyond the thesis",
+     SB_NEEDS_GPU | SB_NEEDS_INDEPENDENT_THREADS, &pc_split_trees_ops, SB_KERNEL_LEVEL},
 };
