@@ -17,6 +17,13 @@ static const char *gpu_variants[] = {"host-loop",     "dynamic-parallelism", "bo
                                      "multi-gpu",       "split-trees"};
 static int devices[SB_MAX_DEVICES], ndevices;
 
+/* Whether this build has the variant: what it needs may be compiled out for the architectures
+ * asked (split-trees before compute capability 7.0). */
+static int built(const char *variant)
+{
+    return !sb_build_lacks(sb_find_variant(&sb_workload_procell, variant)->needs);
+}
+
 static void check_all(const pc_model *m, const char *what)
 {
     pc_output ref;
@@ -26,8 +33,8 @@ static void check_all(const pc_model *m, const char *what)
     for (size_t v = 0; v < sizeof gpu_variants / sizeof *gpu_variants; v++) {
         pc_output got;
         int multi = strcmp(gpu_variants[v], "multi-gpu") == 0;
-        if (sb_build_lacks(sb_find_variant(&sb_workload_procell, gpu_variants[v])->needs))
-            continue; /* compiled out for the architectures asked (split-trees before 7.0) */
+        if (!built(gpu_variants[v]))
+            continue;
         if (fixture_run(gpu_variants[v], m, devices, multi ? ndevices : 1, &got) != 0)
             fail_msg("%s: %s: %s", what, gpu_variants[v], sb_error());
         if (!sb_workload_procell.output_equal(m, &ref, &got, why, sizeof why))
@@ -62,11 +69,11 @@ static void synthetic_populations(void **unused)
                 fixture_free(m);
                 cases++;
             }
-    int built = 0;
+    int n_built = 0;
     for (size_t v = 0; v < sizeof gpu_variants / sizeof *gpu_variants; v++)
-        built += !sb_build_lacks(sb_find_variant(&sb_workload_procell, gpu_variants[v])->needs);
+        n_built += built(gpu_variants[v]);
     printf("%d cases x %d GPU variants bitwise equal to cpu-reference (%d compiled out)\n", cases,
-           built, (int)(sizeof gpu_variants / sizeof *gpu_variants) - built);
+           n_built, (int)(sizeof gpu_variants / sizeof *gpu_variants) - n_built);
 }
 
 static void real_histogram(void **unused)

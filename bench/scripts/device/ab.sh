@@ -77,9 +77,11 @@ proof)
     if [ ! -x "$builds/proof/a/stagebench" ] && [ -f .carry/proof.tar.xz ]; then
         mkdir -p "$builds" && tar -xJf .carry/proof.tar.xz -C "$builds"
     fi
-    P=$builds/proof head=$builds/proof/$series/stagebench glob=
-    [ "$series" = avsa ] && head=$P/b/stagebench
-    [ "$series" = avsa ] || glob="${series%%-*}/*"
+    P=$builds/proof
+    case $series in
+    avsa) head=$P/b/stagebench glob= ;;                         # the whole suite
+    *) head=$P/$series/stagebench glob="${series%%-*}/*" ;;      # the patch's workload
+    esac
     if [ ! -x "$P/a/stagebench" ] || [ ! -x "$head" ]; then
         say "proof $series: FAILED (no $P/a/stagebench or $head: make the builds with bench/scripts/gate-proof build and pack, carry .carry/proof.tar.xz)"
         bundle
