@@ -20,15 +20,13 @@
 /* Cells the queue holds at once (32 MiB of cells and 8 MiB of tickets). A full queue only means
  * the walker keeps its cell. */
 #define SPLIT_QUEUE_CELLS (1u << 20)
-/* A walker looks for idle threads every this many divisions. The look is a load of the one L2
- * line every walker reads (tens of thousands of walkers, a division every few microseconds
- * each): looking often would queue them all on that line. To be tuned on the GPU. */
-#define SPLIT_LOOK_EVERY 16
-/* An idle warp's wait between looks at the queue, doubling from the first to the last (ns); the
- * last bounds how long a handed-over cell waits, and how often thousands of idle warps read the
- * queue's lines. To be tuned on the GPU. */
+/* A walker looks for idle threads every `look_every` divisions (split_look_every). The look is
+ * a load of the one L2 line every walker reads (tens of thousands of walkers, a division every
+ * few microseconds each): looking often would queue them all on that line. An idle warp waits
+ * between looks at the queue, doubling from SPLIT_WAIT_FIRST_NS to `wait_ns` (split_wait_ns),
+ * which bounds how long a handed-over cell waits, and how often thousands of idle warps read the
+ * queue's lines. Both are parameters, to be tuned on the GPU without a rebuild. */
 #define SPLIT_WAIT_FIRST_NS 256
-#define SPLIT_WAIT_LAST_NS 16384
 /* An idle thread that has seen the queue stand still for this many cycles (about a second)
  * while work was said to be held gives up and says so in the tally: a bug, never a hang. */
 #define SPLIT_GIVE_UP_CYCLES (1ll << 31)
@@ -134,7 +132,7 @@ __global__ void split_reset_kernel(pc_split_queue *q)
  * at the queue for all of them and takes a cell for each it can, broadcast to its lane (a look
  * reads the few lines every idle warp reads, so one look a warp, not one a lane). 1 with *c; 0
  * when all work is done, or when the queue stood still for a second (counted in *gave_up). */
-static __device__ int wait_for_cell(pc_split_queue *q, int lane, pc_cell *c,
+static __device__ int wait_for_cell(pc_split_queue *q, int lane, unsigned wait_ns, pc_cell *c,
                                     unsigned long long *gave_up)
 {
     unsigned wait = SPLIT_WAIT_FIRST_NS;
@@ -185,7 +183,7 @@ static __device__ int wait_for_cell(pc_split_queue *q, int lane, pc_cell *c,
             return 0;
         }
         __nanosleep(wait);
-        wait = wait < SPLIT_WAIT_LAST_NS ? wait * 2 : wait;
+        wait = wait < wait_ns ? wait * 2 : wait;
     }
 }
 
@@ -205,8 +203,9 @@ static __device__ void count_busy(pc_split_queue *q, long long sign)
  * would leave room for three. */
 __global__ void __launch_bounds__(PC_BLOCK, 4)
     split_kernel(pc_rules rules, pc_tables tab, uint64_t nroots, pc_split_queue *q,
-                 unsigned long long threads, unsigned long long *counts, int nomega,
-                 int shared_histogram, pc_device_tally *tally)
+                 unsigned long long threads, unsigned look_every, unsigned wait_ns,
+                 unsigned long long *counts, int nomega, int shared_histogram,
+                 pc_device_tally *tally)
 {
     extern __shared__ unsigned long long block_counts[];
     __shared__ unsigned long long block_tally[5];
@@ -246,7 +245,7 @@ __global__ void __launch_bounds__(PC_BLOCK, 4)
                 if (busy)
                     count_busy(q, -1), busy = 0;
                 pc_cell c;
-                if (!wait_for_cell(q, lane, &c, &gave_up))
+                if (!wait_for_cell(q, lane, wait_ns, &c, &gave_up))
                     break;
                 busy = 1;
                 stack[top++ % (PC_MAX_GEN + 1)] = c;
@@ -260,7 +259,7 @@ __global__ void __launch_bounds__(PC_BLOCK, 4)
         while (pc_visit(&rules, &c, omega_of_generation, hist, &t, &t_division)) {
             stack[top++ % (PC_MAX_GEN + 1)] = pc_daughter(&c, t_division, 1);
             c = pc_daughter(&c, t_division, 0);
-            if (++looks % SPLIT_LOOK_EVERY == 0 && top - bot >= 1 &&
+            if (++looks % look_every == 0 && top - bot >= 1 &&
                 load_l2(&q->busy) < threads && split_put(q, &stack[bot % (PC_MAX_GEN + 1)]))
                 bot++;
         }
@@ -286,6 +285,8 @@ int pc_split_prepare(sb_env *env, pc_subtree_device *d)
         return sb_fail("split_kernel cannot run on device %d with %zu bytes of shared memory",
                        dev, d->shared_bytes);
     d->blocks = sms * per_sm;
+    d->look_every = (int)sb_param_num(env->params, "split_look_every");
+    d->wait_ns = (int)sb_param_num(env->params, "split_wait_ns");
     return 0;
 }
 
@@ -301,8 +302,8 @@ int pc_split_launch(sb_env *env, const pc_model *m, pc_subtree_device *d)
     /* next_root and busy: a run's counters start at zero; the queue is empty already */
     SB_CUDA(cudaMemsetAsync(d->queue, 0, 2 * sizeof(unsigned long long), st));
     split_kernel<<<d->blocks, PC_BLOCK, d->shared_bytes, st>>>(
-        m->rules, d->tab.view, m->nroots, d->queue, threads, d->counts, m->nomega,
-        d->shared_bytes > 0, d->tally);
+        m->rules, d->tab.view, m->nroots, d->queue, threads, (unsigned)d->look_every,
+        (unsigned)d->wait_ns, d->counts, m->nomega, d->shared_bytes > 0, d->tally);
     SB_LAUNCHED("split_kernel");
     return 0;
 }

@@ -18,6 +18,7 @@ typedef struct pc_subtree_device {
     size_t shared_bytes;            /* 0: the histogram is counted in global memory */
     pc_split_queue *queue;          /* split-trees: the cells handed between threads; else NULL */
     int queue_dirty;                /* the queue needs its reset (new, or a run that gave up) */
+    int look_every, wait_ns;        /* split-trees: split_look_every, split_wait_ns */
 } pc_subtree_device;
 
 int pc_subtree_prepare(sb_env *env, int device_index, const pc_model *m, pc_subtree_device *d);
