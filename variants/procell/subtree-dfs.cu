@@ -76,7 +76,7 @@ int pc_subtree_launch(sb_env *env, const pc_model *m, pc_subtree_device *d, int 
     SB_CUDA(cudaSetDevice(env->devices[d->device_index]));
     SB_CUDA(cudaMemsetAsync(d->counts, 0, (size_t)m->nomega * sizeof *d->counts, st));
     SB_CUDA(cudaMemsetAsync(d->tally, 0, sizeof *d->tally, st));
-    if (d->queue)
+    if (d->split)
         return pc_split_launch(env, m, d);
     SB_CUDA(cudaMemsetAsync(d->next_chunk, 0, sizeof *d->next_chunk, st));
     subtree_kernel<<<d->blocks, PC_BLOCK, d->shared_bytes, st>>>(
@@ -132,7 +132,6 @@ int pc_subtree_run(void *state)
         (rc = pc_subtree_fetch(s->env, s->m, &s->dev, s->result.counts, &tally)))
         return rc;
     SB_CUDA(cudaStreamSynchronize(s->env->streams[0]));
-    s->dev.queue_dirty |= tally.gave_up != 0;
     if ((rc = pc_check_tally(&tally)))
         return rc;
     s->result.divisions = tally.divisions;

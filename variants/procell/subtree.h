@@ -1,12 +1,10 @@
 /* The subtree-dfs kernel on one device, shared by subtree-dfs (one GPU) and multi-gpu (a device
  * rank among several: the same kernel takes every ndevices-th chunk of roots), and split-trees,
- * which walks the same trees but hands pending cells to idle threads (its queue below). */
+ * which walks the same trees but hands pending cells to waiting threads of its block. */
 #ifndef PC_SUBTREE_H
 #define PC_SUBTREE_H
 
 #include "device.h"
-
-typedef struct pc_split_queue pc_split_queue; /* split-trees.cu */
 
 typedef struct pc_subtree_device {
     int device_index; /* in env->devices */
@@ -16,8 +14,7 @@ typedef struct pc_subtree_device {
     unsigned long long *next_chunk; /* work queue */
     int blocks;
     size_t shared_bytes;            /* 0: the histogram is counted in global memory */
-    pc_split_queue *queue;          /* split-trees: the cells handed between threads; else NULL */
-    int queue_dirty;                /* the queue needs its reset (new, or a run that gave up) */
+    int split;                      /* split-trees: its kernel, not subtree-dfs's */
     int look_every, wait_ns;        /* split-trees: split_look_every, split_wait_ns */
 } pc_subtree_device;
 
@@ -70,13 +67,13 @@ static __device__ inline void pc_block_finish(const pc_tally *t, unsigned long l
 }
 #endif
 
-/* split-trees (split-trees.cu): its queue allocated beside the tables, and its launch, which
- * pc_subtree_launch makes for a device that has a queue. */
+/* split-trees (split-trees.cu): its settings after the tables, and its launch, which
+ * pc_subtree_launch makes for a device set up for it. */
 int pc_split_prepare(sb_env *env, pc_subtree_device *d);
 int pc_split_launch(sb_env *env, const pc_model *m, pc_subtree_device *d);
 
-/* One GPU's run of either kernel as a variant: subtree-dfs's operations, split-trees' with its
- * queue (split 1). */
+/* One GPU's run of either kernel as a variant: subtree-dfs's operations, or split-trees' (split
+ * 1). */
 int pc_subtree_setup(sb_env *env, const void *model, void **state, int split);
 int pc_subtree_run(void *state);
 int pc_subtree_output(void *state, void *out);

@@ -31,9 +31,10 @@ static const sb_param_decl params[] = {
      "subtree-dfs, multi-gpu: the grid as a % of the blocks that fit on the GPU at once (fewer "
      "warps hide less latency: a real, graded slow-down for testing the regression gate)"},
     {"split_look_every", SB_PARAM_INT, "16", 1, 1e6, NULL,
-     "split-trees: a walking thread looks for idle ones every this many divisions"},
+     "split-trees: a walking thread looks for waiting ones of its block every this many "
+     "divisions"},
     {"split_wait_ns", SB_PARAM_INT, "16384", 256, 1e7, NULL,
-     "split-trees: an idle warp's longest wait between looks at the queue (ns)"},
+     "split-trees: a waiting thread's longest wait between looks at its block's queue (ns)"},
 };
 
 /* The histogram, and a types file (any value but a preset's name): the histograms are the
