@@ -119,10 +119,10 @@ static __device__ int block_wait(block_queue *q, unsigned wait_ns, pc_cell *c,
     }
 }
 
-/* Four blocks an SM (at most 64 registers; 62 on sm_90, none spilled): threads are the helpers,
+/* Four blocks an SM (at most 64 registers: 64 on sm_90, none spilled): threads are the helpers,
  * and 72 registers would leave room for three. */
 __global__ void __launch_bounds__(PC_BLOCK, 4)
-    split_kernel(pc_rules rules, pc_tables tab, uint64_t nroots,
+    split_kernel(pc_rules rules, pc_tables tab, uint64_t nroots, uint64_t root_stride,
                  unsigned long long *next_root, unsigned look_every, unsigned wait_ns,
                  unsigned long long *counts, int nomega, int shared_histogram,
                  pc_device_tally *tally)
@@ -157,6 +157,7 @@ __global__ void __launch_bounds__(PC_BLOCK, 4)
                 root = __shfl_sync(mask, first, leader) + __popc(mask & ((1u << lane) - 1));
             }
             if (root < nroots) {
+                root = root * root_stride % nroots; /* the k-th root taken (spread_roots) */
                 int row = pc_row_of_root(tab.root_start, tab.nrows, root);
                 row_root = (uint32_t)root;
                 omega_of_generation = tab.omega_index + (size_t)row * tab.gen_stride;
@@ -206,12 +207,34 @@ int pc_split_prepare(sb_env *env, pc_subtree_device *d)
     return 0;
 }
 
+/* The stride through the roots of the order they are taken in: the k-th taken is root
+ * k * stride mod n, stride near n / phi (a Weyl sequence) and prime to n, so each root is taken
+ * once. Roots are in histogram rows, and the rows of high fluorescence hold the largest trees:
+ * taken in their own order, a warp's 32 consecutive roots would be among them together, and a
+ * block's helpers could not go round them. Spread, each block holds a few. Roots are 32-bit
+ * (pc_root_cell), so k * stride fits 64 bits. */
+static uint64_t spread_roots(uint64_t n)
+{
+    uint64_t stride = (uint64_t)((double)n * 0.6180339887498949);
+    for (stride = stride ? stride : 1;; stride++) {
+        uint64_t a = n, b = stride; /* their greatest common divisor, in a */
+        while (b) {
+            uint64_t r = a % b;
+            a = b;
+            b = r;
+        }
+        if (a == 1)
+            return stride;
+    }
+}
+
 int pc_split_launch(sb_env *env, const pc_model *m, pc_subtree_device *d)
 {
     cudaStream_t st = env->streams[d->device_index];
     SB_CUDA(cudaMemsetAsync(d->next_chunk, 0, sizeof *d->next_chunk, st)); /* the next root */
     split_kernel<<<d->blocks, PC_BLOCK, d->shared_bytes, st>>>(
-        m->rules, d->tab.view, m->nroots, d->next_chunk, (unsigned)d->look_every,
+        m->rules, d->tab.view, m->nroots, spread_roots(m->nroots), d->next_chunk,
+        (unsigned)d->look_every,
         (unsigned)d->wait_ns, d->counts, m->nomega, d->shared_bytes > 0, d->tally);
     SB_LAUNCHED("split_kernel");
     return 0;
