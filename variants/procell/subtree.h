@@ -16,6 +16,7 @@ typedef struct pc_subtree_device {
     size_t shared_bytes;            /* 0: the histogram is counted in global memory */
     int split;                      /* split-trees: its kernel, not subtree-dfs's */
     int look_every, wait_ns;        /* split-trees: split_look_every, split_wait_ns */
+    uint64_t root_stride;           /* split-trees: the k-th root taken is k * this mod nroots */
 } pc_subtree_device;
 
 int pc_subtree_prepare(sb_env *env, int device_index, const pc_model *m, pc_subtree_device *d);
@@ -69,7 +70,7 @@ static __device__ inline void pc_block_finish(const pc_tally *t, unsigned long l
 
 /* split-trees (split-trees.cu): its settings after the tables, and its launch, which
  * pc_subtree_launch makes for a device set up for it. */
-int pc_split_prepare(sb_env *env, pc_subtree_device *d);
+int pc_split_prepare(sb_env *env, const pc_model *m, pc_subtree_device *d);
 int pc_split_launch(sb_env *env, const pc_model *m, pc_subtree_device *d);
 
 /* One GPU's run of either kernel as a variant: subtree-dfs's operations, or split-trees' (split
