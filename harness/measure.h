@@ -105,6 +105,7 @@ typedef struct sb_result {
     char reason[1024];
     const char *validation;    /* "passed", "failed", "is-reference", "not-run" */
     const char *against;
+    int reference_cached;      /* against's output was loaded from SB_REFERENCE_CACHE */
     char validation_detail[512];
     int event_timer;           /* primary timer: CUDA events (1) or wall clock (0) */
     int nsamples;

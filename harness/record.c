@@ -285,6 +285,10 @@ static json_t *benchmark_json(const sb_result *res)
         res->validation, "against", res->against ? json_string(res->against) : json_null(),
         "detail", res->validation_detail, "timer", res->event_timer ? "cuda-event" : "wall",
         "stop_reason", res->stop_reason ? json_string(res->stop_reason) : json_null());
+    /* where the reference's output came from: its own run in this process, or the cache */
+    json_object_set_new(json_object_get(sb, "validation"), "reference_output",
+                        res->against ? json_string(res->reference_cached ? "cached" : "run")
+                                     : json_null());
     json_object_set_new(sb, "stop_detail", json_string(res->stop_detail));
     json_object_set_new(sb, "runs_per_sample", json_integer(res->runs_per_sample));
     json_object_set_new(sb, "warmup_runs", json_integer(res->warmup_runs));

@@ -15,6 +15,7 @@
 
 #include "../cuda/base/error.h"
 #include "json.h"
+#include "refcache.h"
 #include "stats.h"
 #include "variant.h"
 
@@ -45,6 +46,7 @@ static int run_self(char *const argv[], const char *repetition, const char *what
         return sb_fail("cannot find this executable (/proc/self/exe: %s) to start %s",
                        strerror(errno), what);
     self[len] = '\0';
+    sb_refcache_share();
     fflush(NULL); /* the child must not print what the parent buffered */
     pid_t parent = getpid();
     pid_t pid = fork();
@@ -85,6 +87,7 @@ int sb_run_isolated(const char *program, char *const argv[], const char *env_nam
                            "variant", strerror(errno));
         self[len] = '\0';
     }
+    sb_refcache_share();
     fflush(NULL);
     pid_t parent = getpid();
     double start = sb_now();

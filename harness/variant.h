@@ -164,6 +164,13 @@ typedef struct sb_figures {
     double values[SB_MAX_OUTPUT_FIGURES];
 } sb_figures;
 
+/* A piece of an output's memory (sb_workload.output_regions). */
+#define SB_MAX_OUTPUT_REGIONS 12
+typedef struct sb_region {
+    void *p;
+    size_t bytes;
+} sb_region;
+
 typedef struct sb_workload {
     const char *name;
     const char *summary;
@@ -204,6 +211,11 @@ typedef struct sb_workload {
     void (*problem_floor)(const void *model, sb_problem_floor *f);
     /* Its noisy stages (sb_noisy_stage), ended by a NULL variant; NULL: none. */
     const sb_noisy_stage *noisy;
+    /* The memory of an output of this model, as regions (at most SB_MAX_OUTPUT_REGIONS, every
+     * byte output_equal reads): the reference cache (harness/refcache.h) saves them and loads
+     * them back into another output_new of the same model. Returns how many; NULL: outputs
+     * are not cached. */
+    int (*output_regions)(const void *model, void *out, sb_region *r);
 } sb_workload;
 
 /* Why stage `variant` of w is noisy by design, or NULL. */

@@ -11,6 +11,7 @@
 
 #include "../../cuda/base/error.h"
 #include "../../harness/json.h"
+#include "../../harness/refcache.h"
 #include "../../harness/profile.h"
 #include "../../variants/registry.h"
 #include "../../harness/repeat.h"
@@ -642,7 +643,10 @@ int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *o)
         sb_fail("out of host memory for outputs");
         goto done;
     }
-    int first = 0;
+    int first = 0, cached = 0;
+    /* a CPU reference's output kept for the processes after this one (SB_REFERENCE_CACHE); a
+     * GPU reference runs faster than its output reads back */
+    int cache = !(ref->needs & SB_NEEDS_GPU) && sb_refcache_dir(w);
     if (jobs[0].v == ref && !jobs[0].kept) {
         /* The reference output: from timing the reference when it is selected... */
         const job *j = &jobs[0];
@@ -660,7 +664,14 @@ int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *o)
             rc = 0;
             goto done;
         }
+        if (cache)
+            sb_refcache_save(w, ref->name, p->params, model, ref_out);
         first = 1;
+    } else if (cache && sb_refcache_load(w, ref->name, p->params, model, ref_out)) {
+        /* ...else from the run of an earlier process of this gate run or study... */
+        if (jobs[0].v == ref)
+            keep(&jobs[0], p, o, named), first = 1;
+        cached = 1;
     } else {
         /* ...else from one run, on the first selected GPU for a GPU reference (for runs too
          * long for the CPU one) */
@@ -695,6 +706,8 @@ int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *o)
             rc = 0;
             goto done;
         }
+        if (cache)
+            sb_refcache_save(w, ref->name, p->params, model, ref_out);
     }
     /* The dump before the variants' records: a point whose records are complete has its dump. */
     if (p->dump_output && w->output_write(model, ref_out, p->dump_output) != 0)
@@ -715,6 +728,7 @@ int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *o)
         progress_item(p, j);
         sb_measure(w, j->v, model, p->params, j->devices, j->ndevices, j->info, ref_out, out,
                    p->opt, &res);
+        res.reference_cached = cached;
         snprintf(res.name, sizeof res.name, "%s", j->name);
         int recorded = record(records, &res, p, o, named, ref);
         progress_done(p, j);

@@ -187,6 +187,23 @@ static void output_free(void *out)
     free(o);
 }
 
+/* What output_equal reads, for the reference cache (harness/refcache.h): every cell slot,
+ * though only the first ncells count (their number is only known once the output is read). */
+static int output_regions(const void *model, void *out, sb_region *r)
+{
+    (void)model;
+    ag_output *o = out;
+    r[0] = (sb_region){&o->ncells, sizeof o->ncells};
+    r[1] = (sb_region){o->cells, (size_t)o->capacity * sizeof *o->cells};
+    r[2] = (sb_region){o->tube_taf, (size_t)o->ntubes * sizeof *o->tube_taf};
+    r[3] = (sb_region){o->count, sizeof o->count};
+    r[4] = (sb_region){&o->cell_pairs, sizeof o->cell_pairs};
+    r[5] = (sb_region){&o->tube_pairs, sizeof o->tube_pairs};
+    r[6] = (sb_region){&o->divisions, sizeof o->divisions};
+    r[7] = (sb_region){&o->deaths, sizeof o->deaths};
+    return 8;
+}
+
 /* Relative tolerance of one step's per-cell results (float; the variants sum a cell's
  * interactions in different orders), against the larger of the value and the quantity's mean
  * magnitude (a sum of large forces that cancel has no relative precision of its own). */
@@ -383,6 +400,7 @@ const sb_workload sb_workload_angio = {
     .output_poison = output_poison,
     .output_free = output_free,
     .output_equal = output_equal,
+    .output_regions = output_regions,
     .figures = figures,
     .output_figures = output_figures,
     .output_write = output_write,

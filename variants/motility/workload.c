@@ -241,6 +241,23 @@ static void output_poison(void *out)
     o->mixed = -1;
 }
 
+/* What output_equal reads, for the reference cache (harness/refcache.h). */
+static int output_regions(const void *model, void *out, sb_region *r)
+{
+    (void)model;
+    mm_output *o = out;
+    r[0] = (sb_region){o->m_b, o->bound * sizeof *o->m_b};
+    r[1] = (sb_region){o->coarse, o->cells * sizeof *o->coarse};
+    r[2] = (sb_region){o->m_f, o->cells * sizeof *o->m_f};
+    r[3] = (sb_region){o->force, 2 * o->cells * sizeof *o->force};
+    r[4] = (sb_region){o->psi, o->psi_size * sizeof *o->psi};
+    r[5] = (sb_region){o->u, 2 * o->cells * sizeof *o->u};
+    r[6] = (sb_region){&o->t, sizeof o->t};
+    r[7] = (sb_region){&o->inner_steps, sizeof o->inner_steps};
+    r[8] = (sb_region){&o->mixed, sizeof o->mixed};
+    return 9;
+}
+
 /* Entry by entry, |got - ref| <= rtol max(|ref|, the mean |ref| of the quantity): fp64 stages
  * differ from the reference by the order of their sums (the force's, then what it moves), and an
  * entry near zero (sparse M_b, a force that cancels) has no relative precision of its own. The
@@ -378,6 +395,7 @@ const sb_workload sb_workload_motility = {
     .output_poison = output_poison,
     .output_free = output_free,
     .output_equal = output_equal,
+    .output_regions = output_regions,
     .figures = figures,
     .output_figures = output_figures,
     .output_write = output_write,

@@ -116,6 +116,18 @@ static void output_free(void *out)
     free(out);
 }
 
+/* What output_equal compares, for the reference cache (harness/refcache.h). */
+static int output_regions(const void *model, void *out, sb_region *r)
+{
+    (void)model;
+    pc_output *o = out;
+    r[0] = (sb_region){o->counts, (size_t)o->nomega * sizeof *o->counts};
+    r[1] = (sb_region){&o->divisions, sizeof o->divisions};
+    r[2] = (sb_region){&o->terminal, sizeof o->terminal};
+    r[3] = (sb_region){&o->vanished, sizeof o->vanished};
+    return 4;
+}
+
 static int output_equal(const void *model, const void *ref_, const void *got_, char *why,
                         size_t cap)
 {
@@ -211,6 +223,7 @@ const sb_workload sb_workload_procell = {
     .output_poison = output_poison,
     .output_free = output_free,
     .output_equal = output_equal,
+    .output_regions = output_regions,
     .figures = figures,
     .output_write = output_write,
     .input_file = input_file,

@@ -117,6 +117,22 @@ static void output_free(void *out)
     free(out);
 }
 
+/* What output_equal compares, for the reference cache (harness/refcache.h). */
+static int output_regions(const void *model, void *out, sb_region *r)
+{
+    (void)model;
+    rd_output *o = out;
+    size_t per_sample = (size_t)o->nspecies + 1;
+    r[0] = (sb_region){o->lattice, o->nsites * (size_t)o->site_bytes};
+    r[1] = (sb_region){o->sample_step, (size_t)o->nsamples * sizeof *o->sample_step};
+    r[2] = (sb_region){o->counts, (size_t)o->nsamples * per_sample * sizeof *o->counts};
+    r[3] = (sb_region){o->plane_counts,
+                       (size_t)o->nsamples * o->nz * per_sample * sizeof *o->plane_counts};
+    r[4] = (sb_region){&o->overflow_particles, sizeof o->overflow_particles};
+    r[5] = (sb_region){&o->reactions_fired, sizeof o->reactions_fired};
+    return 6;
+}
+
 static void describe_site(const rd_model *m, const void *lattice, size_t i, char *buf, size_t cap)
 {
     rd_site s;
@@ -349,6 +365,7 @@ const sb_workload sb_workload_rdme = {
     .output_poison = output_poison,
     .output_free = output_free,
     .output_equal = output_equal,
+    .output_regions = output_regions,
     .figures = figures,
     .output_figures = output_figures,
     .output_write = output_write,

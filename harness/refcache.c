@@ -1,0 +1,250 @@
+#include "refcache.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "sb_version.h"
+
+/* A file: MAGIC, the key's length and text, the regions' count and sizes, their bytes, then the
+ * FNV-1a hash of everything before it. */
+#define MAGIC "stagebench reference output 1\n"
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+#define FNV_START 0xcbf29ce484222325ull
+
+const char *sb_refcache_dir(const sb_workload *w)
+{
+    const char *dir = getenv(SB_REFCACHE_ENV);
+    return dir && *dir && w->output_regions ? dir : NULL;
+}
+
+/* The size and time of a file ("-" where it cannot be read): what changes when it is rebuilt
+ * or edited. */
+static void file_identity(FILE *f, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0)
+        fprintf(f, "%lld %lld.%09ld", (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+                st.st_mtim.tv_nsec);
+    else
+        fputs("-", f);
+}
+
+/* The key: everything the reference's output depends on, as text (free it). */
+static char *key_text(const sb_workload *w, const char *ref, const sb_params *p, size_t *len)
+{
+    char *text = NULL;
+    FILE *f = open_memstream(&text, len);
+    if (!f)
+        return NULL;
+    fprintf(f, "workload %s\nreference %s\nprogram %s ", w->name, ref, SB_GIT_COMMIT);
+    file_identity(f, "/proc/self/exe");
+    fputc('\n', f);
+    for (int i = 0; i < p->n; i++) {
+        fprintf(f, "param %s=%s\n", p->decls[i].name, p->v[i].is_set ? p->v[i].text : "");
+        if (p->decls[i].type == SB_PARAM_PATH && p->v[i].is_set && p->v[i].text[0]) {
+            fprintf(f, "file %s ", p->v[i].text);
+            file_identity(f, p->v[i].text);
+            fputc('\n', f);
+        }
+    }
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+static void file_name(const char *dir, const sb_workload *w, const char *ref, const char *key,
+                      size_t len, char *path, size_t cap)
+{
+    snprintf(path, cap, "%s/%s-%s-%016llx.out", dir, w->name, ref,
+             (unsigned long long)fnv1a(FNV_START, key, len));
+}
+
+static double max_bytes(void)
+{
+    const char *env = getenv(SB_REFCACHE_MAX_ENV);
+    char *end;
+    double x = env ? strtod(env, &end) : 0;
+    return env && end != env && !*end && x >= 0 ? x : SB_REFCACHE_MAX_BYTES;
+}
+
+/* The output's regions; -1 where they are larger than the folder may hold (not cached). */
+static int regions_of(const sb_workload *w, const void *model, void *out, sb_region *r)
+{
+    int n = w->output_regions(model, out, r);
+    double bytes = 0;
+    for (int i = 0; i < n && i < SB_MAX_OUTPUT_REGIONS; i++)
+        bytes += (double)r[i].bytes;
+    return n >= 0 && n <= SB_MAX_OUTPUT_REGIONS && bytes <= max_bytes() ? n : -1;
+}
+
+/* fread of exactly n bytes, hashed */
+static int read_hashed(FILE *f, void *p, size_t n, uint64_t *h)
+{
+    if (n && fread(p, 1, n, f) != n)
+        return -1;
+    *h = fnv1a(*h, p, n);
+    return 0;
+}
+
+int sb_refcache_load(const sb_workload *w, const char *ref, const sb_params *p,
+                     const void *model, void *out)
+{
+    const char *dir = sb_refcache_dir(w);
+    sb_region r[SB_MAX_OUTPUT_REGIONS];
+    int n;
+    if (!dir || (n = regions_of(w, model, out, r)) < 0)
+        return 0;
+    size_t len;
+    char *key = key_text(w, ref, p, &len), path[4096];
+    if (!key)
+        return 0;
+    file_name(dir, w, ref, key, len, path, sizeof path);
+    FILE *f = fopen(path, "rb");
+    int hit = 0;
+    if (f) {
+        uint64_t h = FNV_START, flen, sizes[SB_MAX_OUTPUT_REGIONS], sum;
+        char magic[sizeof MAGIC - 1], *fkey = malloc(len ? len : 1);
+        uint32_t fn;
+        hit = fkey && read_hashed(f, magic, sizeof magic, &h) == 0 &&
+              memcmp(magic, MAGIC, sizeof magic) == 0 &&
+              read_hashed(f, &flen, sizeof flen, &h) == 0 && flen == len &&
+              read_hashed(f, fkey, len, &h) == 0 && memcmp(fkey, key, len) == 0 &&
+              read_hashed(f, &fn, sizeof fn, &h) == 0 && fn == (uint32_t)n &&
+              read_hashed(f, sizes, n * sizeof *sizes, &h) == 0;
+        for (int i = 0; hit && i < n; i++)
+            hit = sizes[i] == r[i].bytes;
+        for (int i = 0; hit && i < n; i++)
+            hit = read_hashed(f, r[i].p, r[i].bytes, &h) == 0;
+        hit = hit && fread(&sum, sizeof sum, 1, f) == 1 && sum == h && fgetc(f) == EOF;
+        if (hit)
+            futimens(fileno(f), NULL); /* its time is its last use (keep_within) */
+        free(fkey);
+        fclose(f);
+    }
+    free(key);
+    /* a miss may have written part of `out`: the reference's run that follows writes it whole */
+    return hit;
+}
+
+/* Removes the files of dir used longest ago (their times: written, or read by a load), but
+ * `keep`, while they hold more than max_bytes() together. */
+static void keep_within(const char *dir, const char *keep)
+{
+    for (;;) {
+        DIR *d = opendir(dir);
+        if (!d)
+            return;
+        char oldest[4096] = "", path[4096];
+        double total = 0, oldest_at = 0;
+        for (struct dirent *e; (e = readdir(d));) {
+            struct stat st;
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            if (e->d_name[0] == '.' || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+                continue;
+            total += (double)st.st_size;
+            double at = st.st_mtim.tv_sec + 1e-9 * st.st_mtim.tv_nsec;
+            if (strcmp(path, keep) != 0 && (!oldest[0] || at < oldest_at))
+                snprintf(oldest, sizeof oldest, "%s", path), oldest_at = at;
+        }
+        closedir(d);
+        if (total <= max_bytes() || !oldest[0] || remove(oldest) != 0)
+            return;
+    }
+}
+
+/* fwrite of n bytes, hashed */
+static int write_hashed(FILE *f, const void *p, size_t n, uint64_t *h)
+{
+    *h = fnv1a(*h, p, n);
+    return n && fwrite(p, 1, n, f) != n ? -1 : 0;
+}
+
+int sb_refcache_save(const sb_workload *w, const char *ref, const sb_params *p,
+                     const void *model, void *out)
+{
+    const char *dir = sb_refcache_dir(w);
+    sb_region r[SB_MAX_OUTPUT_REGIONS];
+    int n;
+    if (!dir || (n = regions_of(w, model, out, r)) < 0)
+        return 0;
+    size_t len;
+    char *key = key_text(w, ref, p, &len), path[4096], tmp[4200];
+    if (!key)
+        return 0;
+    file_name(dir, w, ref, key, len, path, sizeof path);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = NULL;
+    int ok = sb_make_parent_dirs(path) == 0 && (f = fopen(tmp, "wb")) != NULL;
+    if (ok) {
+        uint64_t h = FNV_START, flen = len, sizes[SB_MAX_OUTPUT_REGIONS];
+        uint32_t fn = (uint32_t)n;
+        for (int i = 0; i < n; i++)
+            sizes[i] = r[i].bytes;
+        ok = write_hashed(f, MAGIC, sizeof MAGIC - 1, &h) == 0 &&
+             write_hashed(f, &flen, sizeof flen, &h) == 0 &&
+             write_hashed(f, key, len, &h) == 0 && write_hashed(f, &fn, sizeof fn, &h) == 0 &&
+             write_hashed(f, sizes, n * sizeof *sizes, &h) == 0;
+        for (int i = 0; ok && i < n; i++)
+            ok = write_hashed(f, r[i].p, r[i].bytes, &h) == 0;
+        ok = ok && fwrite(&h, sizeof h, 1, f) == 1;
+        ok = fclose(f) == 0 && ok && rename(tmp, path) == 0;
+    }
+    if (ok)
+        keep_within(dir, path);
+    if (!ok) {
+        fprintf(stderr, "stagebench: the reference's output was not kept in %s=%s (%s): the next "
+                "process runs the reference again\n", SB_REFCACHE_ENV, dir, strerror(errno));
+        if (f)
+            remove(tmp);
+    }
+    free(key);
+    return ok;
+}
+
+static char shared_dir[4096];
+
+static void remove_shared(void)
+{
+    DIR *d = opendir(shared_dir);
+    if (d) {
+        char path[4400];
+        for (struct dirent *e; (e = readdir(d));)
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+                snprintf(path, sizeof path, "%s/%s", shared_dir, e->d_name);
+                remove(path);
+            }
+        closedir(d);
+    }
+    rmdir(shared_dir);
+}
+
+void sb_refcache_share(void)
+{
+    if (getenv(SB_REFCACHE_ENV))
+        return; /* the caller's, or this process's own already */
+    const char *tmp = getenv("TMPDIR");
+    snprintf(shared_dir, sizeof shared_dir, "%s/stagebench-reference-XXXXXX",
+             tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(shared_dir)) {
+        setenv(SB_REFCACHE_ENV, "", 1); /* no cache, and no second try */
+        return;
+    }
+    setenv(SB_REFCACHE_ENV, shared_dir, 1);
+    atexit(remove_shared);
+}
