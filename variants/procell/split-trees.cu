@@ -1,10 +1,11 @@
 /* Stage 8, beyond the thesis: subtree-dfs's depth-first walks, with the long tail split. At a
  * few tens of thousands of roots, subtree-dfs keeps a fraction of the GPU's threads busy and its
  * time is the largest trees' walks, one thread each (a few roots of the Python ProCell's inputs
- * spawn many times the mean tree). Here every thread the GPU holds at once takes roots while
- * there are any, then waits for work from its own block: a walking thread that sees a waiting one
- * hands it the bottom of its stack (the pending daughter nearest the root, so the largest subtree
- * left) through the block's queue in shared memory. A cell carries all its walk needs (time,
+ * spawn many times the mean tree). Here every block the GPU holds at once owns an equal share of
+ * the roots, which its threads take while there are any; then they wait for work from their own
+ * block: a walking thread that sees a waiting one hands it the bottom of its stack (the pending
+ * daughter nearest the root, so the largest subtree left) through the block's queue in shared
+ * memory. A cell carries all its walk needs (time,
  * generation, path: the keyed random numbers depend on nothing else), so whichever thread walks
  * it, the histogram's counts are the same: bitwise equal to cpu-reference. One launch a run, no
  * host in the loop.
@@ -14,7 +15,11 @@
  * with most threads idle from the start, every look handed a cell over, and thousands of idle
  * warps raced for each with compare-and-swaps on the queue's head. A block's queue is touched by
  * its 256 threads only, under a lock in shared memory, and a walker hands over only while more
- * threads wait than cells are queued. */
+ * threads wait than cells are queued. Block b owns roots b, b + blocks, b + 2 blocks, ...: taken a
+ * warp at a time from one counter for the grid, as before, they went to the first blocks 256 at a
+ * time (40,000 roots fill 157 blocks of 256), and those blocks had no thread left to help. Every
+ * blocks-th root, a block's share also takes in every row of the histogram alike: the rows of
+ * high fluorescence hold the largest trees, and a block's helpers can only go round a few. */
 #include <stdlib.h>
 
 #include "../../cuda/check.h"
@@ -37,9 +42,11 @@
 
 static_assert(sizeof(pc_cell) == 4 * sizeof(unsigned long long), "a cell moves as 4 words");
 
-/* A block's handed-over cells and its count of waiting threads (nothing in hand, the roots all
- * taken), both changed only under the lock: "every thread waits and the queue is empty" is then
- * exact, and the block's work is done. Read outside the lock only as hints. */
+/* A block's handed-over cells, changed only under the lock, and its count of waiting threads
+ * (nothing in hand, the block's roots all taken), changed by atomics: one joins the count
+ * without the lock, and leaves it only under the lock, with a cell. "Every thread waits and the
+ * queue is empty", seen under the lock, is then exact (no thread can leave the count), and the
+ * block's work is done. Read outside the lock only as hints. */
 struct block_queue {
     unsigned long long cell[SPLIT_BLOCK_CELLS][4];
     unsigned head, tail; /* positions: next to take, next to fill */
@@ -49,7 +56,8 @@ struct block_queue {
 
 static __device__ void queue_lock(block_queue *q)
 {
-    while (atomicCAS(&q->lock, 0, 1) != 0)
+    /* a compare-and-swap only when the lock looks free: waiters read, not write, while held */
+    while (((volatile block_queue *)q)->lock || atomicCAS(&q->lock, 0, 1) != 0)
         __nanosleep(32);
     __threadfence_block(); /* the last holder's writes are seen */
 }
@@ -86,9 +94,7 @@ static __device__ int block_wait(block_queue *q, unsigned wait_ns, pc_cell *c,
 {
     volatile block_queue *v = q;
     unsigned wait = SPLIT_WAIT_FIRST_NS;
-    queue_lock(q);
-    v->waiting = v->waiting + 1;
-    queue_unlock(q);
+    atomicAdd(&q->waiting, 1);
     long long since = clock64();
     for (;;) {
         int got = 0, done = 0;
@@ -99,7 +105,7 @@ static __device__ int block_wait(block_queue *q, unsigned wait_ns, pc_cell *c,
                 for (int i = 0; i < 4; i++)
                     w[i] = v->cell[v->head % SPLIT_BLOCK_CELLS][i];
                 v->head = v->head + 1;
-                v->waiting = v->waiting - 1;
+                atomicSub(&q->waiting, 1);
                 got = 1;
             } else if (v->waiting == (int)blockDim.x) {
                 done = 1;
@@ -122,17 +128,21 @@ static __device__ int block_wait(block_queue *q, unsigned wait_ns, pc_cell *c,
 /* Four blocks an SM (at most 64 registers: 64 on sm_90, none spilled): threads are the helpers,
  * and 72 registers would leave room for three. */
 __global__ void __launch_bounds__(PC_BLOCK, 4)
-    split_kernel(pc_rules rules, pc_tables tab, uint64_t nroots, uint64_t root_stride,
-                 unsigned long long *next_root, unsigned look_every, unsigned wait_ns,
+    split_kernel(pc_rules rules, pc_tables tab, uint64_t nroots, unsigned look_every,
+                 unsigned wait_ns,
                  unsigned long long *counts, int nomega, int shared_histogram,
                  pc_device_tally *tally)
 {
     extern __shared__ unsigned long long block_counts[];
     __shared__ unsigned long long block_tally[5];
     __shared__ block_queue queue;
+    __shared__ unsigned next_own; /* the block's roots taken so far */
     unsigned long long *hist = shared_histogram ? block_counts : counts;
+    /* the block's roots: blockIdx.x + j * gridDim.x for j < own (roots are 32-bit: model.c) */
+    const unsigned own =
+        blockIdx.x < nroots ? (unsigned)((nroots - blockIdx.x + gridDim.x - 1) / gridDim.x) : 0;
     if (threadIdx.x == 0)
-        queue.head = queue.tail = 0, queue.waiting = 0, queue.lock = 0;
+        queue.head = queue.tail = 0, queue.waiting = 0, queue.lock = 0, next_own = 0;
     pc_block_start(block_counts, nomega, shared_histogram, block_tally); /* a barrier */
 
     pc_tally t = {0, 0, 0, 0};
@@ -147,22 +157,22 @@ __global__ void __launch_bounds__(PC_BLOCK, 4)
     const uint32_t *omega_of_generation = NULL;
     for (;;) {
         if (top == bot) { /* nothing in hand: a root, else a handed-over cell, else done */
-            unsigned long long root = nroots;
-            if (*(volatile unsigned long long *)next_root < nroots) {
+            unsigned j = own;
+            if (*(volatile unsigned *)&next_own < own) {
                 unsigned mask = __activemask();
                 int leader = __ffs(mask) - 1;
-                unsigned long long first = 0;
+                unsigned first = 0;
                 if (lane == leader)
-                    first = atomicAdd(next_root, (unsigned long long)__popc(mask));
-                root = __shfl_sync(mask, first, leader) + __popc(mask & ((1u << lane) - 1));
+                    first = atomicAdd(&next_own, (unsigned)__popc(mask));
+                j = __shfl_sync(mask, first, leader) + __popc(mask & ((1u << lane) - 1));
             }
-            if (root < nroots) {
-                root = root * root_stride % nroots; /* the k-th root taken (spread_roots) */
+            if (j < own) {
+                uint32_t root = blockIdx.x + j * gridDim.x;
                 int row = pc_row_of_root(tab.root_start, tab.nrows, root);
-                row_root = (uint32_t)root;
+                row_root = root;
                 omega_of_generation = tab.omega_index + (size_t)row * tab.gen_stride;
                 stack[top++ % (PC_MAX_GEN + 1)] =
-                    pc_root_cell(&rules, (uint32_t)root, tab.phi[row]);
+                    pc_root_cell(&rules, root, tab.phi[row]);
             } else {
                 pc_cell c;
                 if (!block_wait(&queue, wait_ns, &c, &gave_up))
@@ -188,27 +198,6 @@ __global__ void __launch_bounds__(PC_BLOCK, 4)
                     tally);
 }
 
-/* The stride through the roots of the order they are taken in: the k-th taken is root
- * k * stride mod n, stride near n / phi (a Weyl sequence) and prime to n, so each root is taken
- * once. Roots are in histogram rows, and the rows of high fluorescence hold the largest trees:
- * taken in their own order, a warp's 32 consecutive roots would be among them together, and a
- * block's helpers could not go round them. Spread, each block holds a few. Roots are 32-bit
- * (pc_root_cell), so k * stride fits 64 bits. */
-static uint64_t spread_roots(uint64_t n)
-{
-    uint64_t stride = (uint64_t)((double)n * 0.6180339887498949);
-    for (stride = stride ? stride : 1;; stride++) {
-        uint64_t a = n, b = stride; /* their greatest common divisor, in a */
-        while (b) {
-            uint64_t r = a % b;
-            a = b;
-            b = r;
-        }
-        if (a == 1)
-            return stride;
-    }
-}
-
 int pc_split_prepare(sb_env *env, const pc_model *m, pc_subtree_device *d)
 {
     int dev = env->devices[d->device_index], per_sm = 0, sms = 0;
@@ -223,7 +212,6 @@ int pc_split_prepare(sb_env *env, const pc_model *m, pc_subtree_device *d)
                        dev, d->shared_bytes);
     d->blocks = sms * per_sm;
     d->split = 1;
-    d->root_stride = spread_roots(m->nroots);
     d->look_every = (int)sb_param_num(env->params, "split_look_every");
     d->wait_ns = (int)sb_param_num(env->params, "split_wait_ns");
     return 0;
@@ -233,7 +221,7 @@ int pc_split_launch(sb_env *env, const pc_model *m, pc_subtree_device *d)
 {
     cudaStream_t st = env->streams[d->device_index];
     split_kernel<<<d->blocks, PC_BLOCK, d->shared_bytes, st>>>(
-        m->rules, d->tab.view, m->nroots, d->root_stride, d->next_chunk, (unsigned)d->look_every,
+        m->rules, d->tab.view, m->nroots, (unsigned)d->look_every,
         (unsigned)d->wait_ns, d->counts, m->nomega, d->shared_bytes > 0, d->tally);
     SB_LAUNCHED("split_kernel");
     return 0;

@@ -76,10 +76,10 @@ int pc_subtree_launch(sb_env *env, const pc_model *m, pc_subtree_device *d, int 
     SB_CUDA(cudaSetDevice(env->devices[d->device_index]));
     SB_CUDA(cudaMemsetAsync(d->counts, 0, (size_t)m->nomega * sizeof *d->counts, st));
     SB_CUDA(cudaMemsetAsync(d->tally, 0, sizeof *d->tally, st));
-    /* the next chunk of roots (split-trees: the next root) */
-    SB_CUDA(cudaMemsetAsync(d->next_chunk, 0, sizeof *d->next_chunk, st));
-    if (d->split)
+    if (d->split) /* its blocks take their own roots */
         return pc_split_launch(env, m, d);
+    /* the next chunk of roots */
+    SB_CUDA(cudaMemsetAsync(d->next_chunk, 0, sizeof *d->next_chunk, st));
     subtree_kernel<<<d->blocks, PC_BLOCK, d->shared_bytes, st>>>(
         m->rules, d->tab.view, m->nroots, ndevices, rank, d->next_chunk, d->counts, m->nomega,
         d->shared_bytes > 0, d->tally);

@@ -11,12 +11,11 @@ typedef struct pc_subtree_device {
     pc_device_tables tab;
     unsigned long long *counts;     /* nomega bins */
     pc_device_tally *tally;
-    unsigned long long *next_chunk; /* work queue */
+    unsigned long long *next_chunk; /* work queue (subtree-dfs) */
     int blocks;
     size_t shared_bytes;            /* 0: the histogram is counted in global memory */
     int split;                      /* split-trees: its kernel, not subtree-dfs's */
     int look_every, wait_ns;        /* split-trees: split_look_every, split_wait_ns */
-    uint64_t root_stride;           /* split-trees: the k-th root taken is k * this mod nroots */
 } pc_subtree_device;
 
 int pc_subtree_prepare(sb_env *env, int device_index, const pc_model *m, pc_subtree_device *d);
