@@ -51,9 +51,15 @@ verdict() { # dir benchmark verdict
 }
 
 # A-vs-A: SAME everywhere after the first 6 rounds; the order of the processes alternates.
-export FAKE_LOG=$tmp/order.log
+export FAKE_LOG=$tmp/order.log FAKE_CACHE_LOG=$tmp/cache.log
 expect 0 "A-vs-A" gate same avsa
-unset FAKE_LOG
+unset FAKE_LOG FAKE_CACHE_LOG
+# both builds' processes are handed one reference cache (its keys hold each program), removed after
+[ "$(cut -d' ' -f2,3 "$tmp/cache.log" | sort -u | wc -l)" = 1 ] && grep -q ' True$' "$tmp/cache.log" &&
+    [ "$(cut -d' ' -f1 "$tmp/cache.log" | sort -u | tr '\n' ' ')" = "base head " ] ||
+    fail "one reference cache for both builds' processes: $(sort -u "$tmp/cache.log")"
+cache=$(head -n 1 "$tmp/cache.log" | cut -d' ' -f2)
+[ ! -e "$cache" ] || fail "the gate's reference cache $cache is removed when the gate ends"
 for b in w1/a/n:1 w1/b/n:1 w2/c/n:1; do verdict avsa $b SAME; done
 json "$tmp/g/avsa/gate.json" 'assert all(b["rounds"]==6 for b in d["benchmarks"]); assert d["commits"]=={"base":"c0","head":"c1"}; assert d["device"]=="Fake GPU" and d["uuid"]=="GPU-fake"'
 [ "$(awk '{print $1, $2}' "$tmp/order.log" | head -n 8 | tr '\n' ' ')" = \

@@ -7,7 +7,8 @@ The build is described by the JSON file named by the environment variable FAKE_B
 the file `fake-build.json` beside this program (a bisect's commits carry their own):
   {"name": "base", "commit": "c0", "levels": {"v": 1e-3}, "factor": {"v": 1.05},
    "noise": 0.003, "invalid": ["v"], "throttle_every": 0, "refuse": false}
-Each call appends "<name> <workload> <variants> <argv...>" to FAKE_LOG when it is set."""
+Each call appends "<name> <workload> <variants> <argv...>" to FAKE_LOG when it is set, and
+"<name> <SB_REFERENCE_CACHE> <whether that folder is there>" to FAKE_CACHE_LOG."""
 import json, math, os, random, sys
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -22,6 +23,10 @@ if os.environ.get("FAKE_LOG"):
     with open(os.environ["FAKE_LOG"], "a") as log:
         log.write("%s %s %s %s\n" % (spec.get("name", "?"), workload, ",".join(variants),
                                      " ".join(args)))
+if os.environ.get("FAKE_CACHE_LOG"):
+    cache = os.environ.get("SB_REFERENCE_CACHE")
+    with open(os.environ["FAKE_CACHE_LOG"], "a") as log:
+        log.write("%s %s %s\n" % (spec.get("name", "?"), cache, cache and os.path.isdir(cache)))
 if spec.get("refuse"):
     print("fake stagebench: refused", file=sys.stderr)
     sys.exit(2)
