@@ -31,6 +31,12 @@ const char *sb_refcache_dir(const sb_workload *w)
     return dir && *dir && w->output_regions ? dir : NULL;
 }
 
+int sb_refcache_will_share(const sb_workload *w)
+{
+    const char *dir = getenv(SB_REFCACHE_ENV);
+    return w->output_regions && (!dir || *dir);
+}
+
 /* The size and time of a file ("-" where it cannot be read): what changes when it is rebuilt
  * or edited. */
 static void file_identity(FILE *f, const char *path)

@@ -30,6 +30,10 @@ extern "C" {
  * its outputs (no output_regions). */
 const char *sb_refcache_dir(const sb_workload *w);
 
+/* 1 when the processes this one starts will share w's reference outputs: w can save them and
+ * SB_REFERENCE_CACHE is not set empty (sb_refcache_share makes the folder when unset). */
+int sb_refcache_will_share(const sb_workload *w);
+
 /* 1: `out` (an output_new of model) now holds the cached output of reference `ref` for these
  * parameters; 0: not cached (or unreadable: a miss, never an error). */
 int sb_refcache_load(const sb_workload *w, const char *ref, const sb_params *p,

@@ -114,6 +114,7 @@
 #include "../../harness/data.h"
 #include "../../cuda/base/error.h"
 #include "../../harness/json.h"
+#include "../../harness/refcache.h"
 #include "../../variants/registry.h"
 #include "../../harness/repeat.h"
 #include "estimate.h"
@@ -909,8 +910,10 @@ static int in_list(const char *list, const char *name)
 }
 
 /* The seconds a point is expected to take, from the reference records (s->est): each of its
- * variants' records, and with isolation each process's own run of the reference (every variant
- * but the reference makes the reference output itself). *found and *missing count the variants
+ * variants' records, and with isolation the reference's runs in the variants' processes: once,
+ * where its output is kept between them (a CPU reference, SB_REFERENCE_CACHE), in the reference's
+ * own process or the first variant's, else in every process but the reference's. *found and
+ * *missing count the variants
  * with and without a record there; with s->skip_gpu, GPU variants (which a machine without a
  * GPU skips at once) count as neither. */
 static double point_cost(const study *s, const study_run *run, const sb_params *params,
@@ -921,6 +924,7 @@ static double point_cost(const study *s, const study_run *run, const sb_params *
     sb_measure_options opt;
     char name[1100];
     double ref_one = NAN, cost = 0;
+    int ref_cached = ref && !(ref->needs & SB_NEEDS_GPU) && sb_refcache_will_share(w);
     run_options(s, run, &opt);
     if (ref) {
         sb_benchmark_name(w, ref, params, name, sizeof name);
@@ -941,8 +945,11 @@ static double point_cost(const study *s, const study_run *run, const sb_params *
             continue;
         }
         ++*found;
-        cost += c + (opt.isolate && v != ref && isfinite(ref_one) ? ref_one : 0);
+        cost += c + (opt.isolate && v != ref && isfinite(ref_one) && !ref_cached ? ref_one : 0);
     }
+    if (opt.isolate && ref_cached && isfinite(ref_one) && cost > 0 &&
+        !in_list(run->variants, ref->name))
+        cost += ref_one; /* the first variant's process runs it */
     return cost;
 }
 
