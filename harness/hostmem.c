@@ -10,10 +10,9 @@
 
 #include "../cuda/base/error.h"
 
-/* $SB_HOST_MEMORY in bytes; -1 when unset or not a size. */
-static double host_memory_cap(void)
+double sb_env_bytes(const char *name)
 {
-    const char *text = getenv("SB_HOST_MEMORY");
+    const char *text = getenv(name);
     if (!text || !*text)
         return -1;
     char *end;
@@ -49,7 +48,7 @@ double sb_host_available(void)
         long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
         bytes = pages > 0 && page > 0 ? (double)pages * (double)page : INFINITY;
     }
-    double cap = host_memory_cap();
+    double cap = sb_env_bytes("SB_HOST_MEMORY");
     return cap >= 0 && cap < bytes ? cap : bytes;
 }
 
@@ -64,6 +63,6 @@ int sb_host_check_fits(double bytes, const char *what, const char *fix)
     sb_fail("needs %s of host memory for %s, and the host has %s free%s: %s",
             sb_format_bytes(bytes, need, sizeof need), what,
             sb_format_bytes(have, avail, sizeof avail),
-            host_memory_cap() >= 0 ? " (as $SB_HOST_MEMORY says)" : "", fix);
+            sb_env_bytes("SB_HOST_MEMORY") >= 0 ? " (as $SB_HOST_MEMORY says)" : "", fix);
     return 2;
 }

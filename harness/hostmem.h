@@ -12,6 +12,10 @@
 extern "C" {
 #endif
 
+/* The environment variable `name` as a size in bytes: a number, or one with a k, M, G or T
+ * suffix in powers of 1024 ("512M", "2GiB"); -1 when unset or not a size. */
+double sb_env_bytes(const char *name);
+
 /* Bytes of host memory available now: the kernel's MemAvailable (/proc/meminfo; elsewhere the
  * free pages), at most $SB_HOST_MEMORY where that is set (bytes, or with a k, M, G or T suffix
  * in powers of 1024: a share of a machine, or a small host in the tests). */

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hostmem.h"
 #include "json.h"
 #include "sb_version.h"
 
@@ -111,19 +112,11 @@ static char *key_text(const sb_workload *w, const char *ref, const sb_params *p,
     return text;
 }
 
-static void file_name(const char *dir, const sb_workload *w, const char *ref, const char *key,
-                      size_t len, char *path, size_t cap)
-{
-    snprintf(path, cap, "%s/%s-%s-%016llx.out", dir, w->name, ref,
-             (unsigned long long)fnv1a(FNV_START, key, len));
-}
-
+/* The folder's bytes at most: SB_REFERENCE_CACHE_MAX where it is a size, else the default. */
 static double max_bytes(void)
 {
-    const char *env = getenv(SB_REFCACHE_MAX_ENV);
-    char *end;
-    double x = env ? strtod(env, &end) : 0;
-    return env && end != env && !*end && x >= 0 ? x : SB_REFCACHE_MAX_BYTES;
+    double x = sb_env_bytes(SB_REFCACHE_MAX_ENV);
+    return x >= 0 ? x : SB_REFCACHE_MAX_BYTES;
 }
 
 /* The output's regions; -1 where they are larger than the folder may hold (not cached). */
@@ -134,6 +127,20 @@ static int regions_of(const sb_workload *w, const void *model, void *out, sb_reg
     for (int i = 0; i < n && i < SB_MAX_OUTPUT_REGIONS; i++)
         bytes += (double)r[i].bytes;
     return n >= 0 && n <= SB_MAX_OUTPUT_REGIONS && bytes <= max_bytes() ? n : -1;
+}
+
+/* What a load and a save share: the output's regions (*n), the key (returned, to free; *len its
+ * length) and the file's path, named by the key's hash. NULL: this output is not cached. */
+static char *entry(const sb_workload *w, const char *ref, const sb_params *p, const void *model,
+                   void *out, sb_region *r, int *n, size_t *len, char *path, size_t cap)
+{
+    const char *dir = sb_refcache_dir(w);
+    char *key;
+    if (!dir || (*n = regions_of(w, model, out, r)) < 0 || !(key = key_text(w, ref, p, len)))
+        return NULL;
+    snprintf(path, cap, "%s/%s-%s-%016llx.out", dir, w->name, ref,
+             (unsigned long long)fnv1a(FNV_START, key, *len));
+    return key;
 }
 
 /* fread of exactly n bytes, summed */
@@ -148,16 +155,12 @@ static int read_summed(FILE *f, void *p, size_t n, checksum *c)
 int sb_refcache_load(const sb_workload *w, const char *ref, const sb_params *p,
                      const void *model, void *out)
 {
-    const char *dir = sb_refcache_dir(w);
     sb_region r[SB_MAX_OUTPUT_REGIONS];
     int n;
-    if (!dir || (n = regions_of(w, model, out, r)) < 0)
-        return 0;
     size_t len;
-    char *key = key_text(w, ref, p, &len), path[4096];
+    char path[4096], *key = entry(w, ref, p, model, out, r, &n, &len, path, sizeof path);
     if (!key)
         return 0;
-    file_name(dir, w, ref, key, len, path, sizeof path);
     FILE *f = fopen(path, "rb");
     int hit = 0;
     if (f) {
@@ -222,16 +225,13 @@ static int write_summed(FILE *f, const void *p, size_t n, checksum *c)
 int sb_refcache_save(const sb_workload *w, const char *ref, const sb_params *p,
                      const void *model, void *out)
 {
-    const char *dir = sb_refcache_dir(w);
     sb_region r[SB_MAX_OUTPUT_REGIONS];
     int n;
-    if (!dir || (n = regions_of(w, model, out, r)) < 0)
-        return 0;
     size_t len;
-    char *key = key_text(w, ref, p, &len), path[4096], tmp[4200];
+    char path[4096], tmp[4200], *key = entry(w, ref, p, model, out, r, &n, &len, path, sizeof path);
     if (!key)
         return 0;
-    file_name(dir, w, ref, key, len, path, sizeof path);
+    const char *dir = sb_refcache_dir(w);
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     FILE *f = NULL;
     int ok = sb_make_parent_dirs(path) == 0 && (f = fopen(tmp, "wb")) != NULL;

@@ -22,7 +22,7 @@ extern "C" {
 
 #define SB_REFCACHE_ENV "SB_REFERENCE_CACHE"
 /* The folder's bytes at most, and so the largest output cached (motility's M_b reaches tens of
- * GB): SB_REFERENCE_CACHE_MAX (bytes) where set, else 1 GiB. */
+ * GB): SB_REFERENCE_CACHE_MAX (bytes, or with a k, M, G or T suffix) where set, else 1 GiB. */
 #define SB_REFCACHE_MAX_ENV "SB_REFERENCE_CACHE_MAX"
 #define SB_REFCACHE_MAX_BYTES ((double)(1 << 30))
 
