@@ -45,6 +45,8 @@ static void sum_add(checksum *c, const void *p, size_t n)
             c->h = (c->h ^ w) * FNV_PRIME, c->nparts = 0;
         }
     }
+    if (!n)
+        return; /* a word still begun, or none */
     for (; n >= 8; b += 8, n -= 8) {
         memcpy(&w, b, 8);
         c->h = (c->h ^ w) * FNV_PRIME;
