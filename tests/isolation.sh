@@ -71,7 +71,8 @@ expect 139 "run without isolation: the segfault kills it" "$sb" run faulty \
 grep -q "faulty/wrong .*invalid" "$tmp/out" || fail "the line of the record before the crash was lost"
 no_leftovers "$tmp"
 
-# The dump is the same either way (each isolated process makes the reference itself).
+# The dump is the same either way (faulty's outputs are not cached: each isolated process makes
+# the reference itself).
 expect 1 "isolated run with a dump" "$sb" run faulty --variant segfault,ok --isolate $quick \
     --out "$tmp/d1.json" --dump-output "$tmp/d1.txt" --quiet
 expect 0 "the same in one process" "$sb" run faulty --variant ok $quick --out "$tmp/d2.json" \

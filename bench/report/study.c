@@ -1552,8 +1552,9 @@ static void print_estimate(const study *s, const char *why)
     count_items(s, NULL, 0, &it); /* found > 0: sb_estimate_open took the folder for it */
     sb_format_duration(it.seconds, took, sizeof took);
     printf("estimated duration: about %s, from the records in %s/ (each variant's warm-up, "
-           "validation, samples and counter passes at their wall time, and each isolated "
-           "process's run of the reference; loading and set-up not counted)",
+           "validation, samples and counter passes at their wall time, and with isolation the "
+           "reference's runs: once a point for a CPU reference kept between the processes, else "
+           "once a process; loading and set-up not counted)",
            took, sb_estimate_dir(s->est));
     if (it.missing > 0)
         printf("; %ld of %ld variant-points have no record there, counted at the others' mean",

@@ -107,8 +107,9 @@ int sb_measure_option(sb_measure_options *o, const char *name, const char *value
     "  --isolate          each variant (on each device) in a process of its own: a crash, a\n"  \
     "                     sticky CUDA error, an exit or a hang (--variant-timeout) is recorded\n" \
     "                     as that variant's failure and the other variants still run. Each\n"   \
-    "                     process makes the reference output itself (one run of the reference\n" \
-    "                     per variant: isolation costs that)\n"                                  \
+    "                     process validates against the reference's output: a CPU reference\n"  \
+    "                     runs in the first and is read back by the others (SB_REFERENCE_CACHE),\n" \
+    "                     a GPU reference runs in each\n"                                        \
     "  --no-isolate       every variant in this process (run's default; studies isolate)\n"   \
     "  --variant-timeout S  an isolated variant's process is killed after S seconds, reference\n" \
     "                     run included (default 10 x --timeout + 1800)\n"
