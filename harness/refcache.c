@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,21 +266,51 @@ int sb_refcache_save(const sb_workload *w, const char *ref, const sb_params *p,
     return ok;
 }
 
+/* A command's own folder: PREFIX<its pid>-XXXXXX in $TMPDIR, so that one left by a command
+ * killed before its exit can be told and removed by the next. */
+#define SHARED_PREFIX "stagebench-reference-"
 static char shared_dir[4096];
 
-static void remove_shared(void)
+static void remove_folder(const char *dir)
 {
-    DIR *d = opendir(shared_dir);
+    DIR *d = opendir(dir);
     if (d) {
         char path[4400];
         for (struct dirent *e; (e = readdir(d));)
             if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-                snprintf(path, sizeof path, "%s/%s", shared_dir, e->d_name);
+                snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
                 remove(path);
             }
         closedir(d);
     }
-    rmdir(shared_dir);
+    rmdir(dir);
+}
+
+static void remove_shared(void)
+{
+    remove_folder(shared_dir);
+}
+
+/* The folders in tmp of commands no longer running (killed: no exit removed them). */
+static void remove_orphans(const char *tmp)
+{
+    DIR *d = opendir(tmp);
+    if (!d)
+        return;
+    char path[4400];
+    for (struct dirent *e; (e = readdir(d));) {
+        long pid;
+        char *end;
+        if (strncmp(e->d_name, SHARED_PREFIX, strlen(SHARED_PREFIX)) != 0)
+            continue;
+        pid = strtol(e->d_name + strlen(SHARED_PREFIX), &end, 10);
+        if (end == e->d_name + strlen(SHARED_PREFIX) || *end != '-' || pid <= 0 ||
+            kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* not such a folder, or its command may still run */
+        snprintf(path, sizeof path, "%s/%s", tmp, e->d_name);
+        remove_folder(path);
+    }
+    closedir(d);
 }
 
 void sb_refcache_share(void)
@@ -287,8 +318,10 @@ void sb_refcache_share(void)
     if (getenv(SB_REFCACHE_ENV))
         return; /* the caller's, or this process's own already */
     const char *tmp = getenv("TMPDIR");
-    snprintf(shared_dir, sizeof shared_dir, "%s/stagebench-reference-XXXXXX",
-             tmp && *tmp ? tmp : "/tmp");
+    tmp = tmp && *tmp ? tmp : "/tmp";
+    remove_orphans(tmp);
+    snprintf(shared_dir, sizeof shared_dir, "%s/" SHARED_PREFIX "%ld-XXXXXX", tmp,
+             (long)getpid());
     if (!mkdtemp(shared_dir)) {
         setenv(SB_REFCACHE_ENV, "", 1); /* no cache, and no second try */
         return;

@@ -47,7 +47,8 @@ int sb_refcache_save(const sb_workload *w, const char *ref, const sb_params *p,
 
 /* Before this process starts another (a repetition, an isolated variant, a gate's build): where
  * no SB_REFERENCE_CACHE is set, a folder of its own in $TMPDIR (else /tmp) becomes it, for every
- * process started from here on, and is removed when this one exits. Set empty, the cache is off.
+ * process started from here on, and is removed when this one exits; one a killed command left
+ * there is removed by the next. Set empty, the cache is off.
  * A save keeps the folder within its bytes at most by removing the files used longest ago. */
 void sb_refcache_share(void);
 

@@ -5,7 +5,8 @@
 # key or the file differs (other parameters, another program, a corrupted or truncated file);
 # each workload's output regions whole (every workload's cpu-openmp valid against its cached
 # reference); the folder's cap; off when set empty; and, unset, a folder of the command's own
-# shared by its isolated variants and repetitions and removed when it ends.
+# shared by its isolated variants and repetitions and removed when it ends (or, left by a killed
+# command, when the next starts).
 #   usage: sh tests/reference_cache.sh path/to/stagebench
 set -u
 sb=$1
@@ -146,4 +147,13 @@ json "$tmp/12.json" '
 got = [b["stagebench"]["validation"]["reference_output"] for b in d["benchmarks"] if b["run_type"] == "iteration"]
 assert got == ["run", "cached", "cached"], got'
 [ -z "$(ls "$TMPDIR")" ] || fail "the command's folder is removed when it ends: $(ls "$TMPDIR")"
+# a folder left by a command killed before its exit goes with the next command's start; one of a
+# command still running stays
+sh -c 'exit 0' & dead=$!
+wait $dead
+mkdir "$TMPDIR/stagebench-reference-$dead-left" "$TMPDIR/stagebench-reference-$$-mine"
+touch "$TMPDIR/stagebench-reference-$dead-left/x.out"
+expect 0 "after a killed command" "$sb" run rdme --variant cpu-openmp $small $quick --repetitions 2 --out "$tmp/13.json"
+[ "$(ls "$TMPDIR")" = "stagebench-reference-$$-mine" ] ||
+    fail "a dead command's folder is removed, a running one's kept: $(ls "$TMPDIR")"
 echo "reference_cache: $n commands checked"
