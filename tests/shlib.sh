@@ -1,8 +1,10 @@
-# Shared by the shell tests (sourced): a scratch directory $tmp removed on exit, and checks on a
+# Shared by the shell tests (sourced): a scratch directory $tmp removed on exit (also $TMPDIR), and checks on a
 # command's exit status, its stderr and its JSON, and a tree for bench/scripts/device-check with stand-ins
 # (device_check_root). $n counts the commands checked.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# what the commands under test put in $TMPDIR (a killed run's reference cache) goes with $tmp
+export TMPDIR=$tmp
 n=0
 fail() { echo "FAIL: $*"; echo "--- stdout"; cat "$tmp/out"; echo "--- stderr"; cat "$tmp/err"; exit 1; }
 expect() { # exit-status description command...
