@@ -36,8 +36,11 @@ A markdown table preceded by an HTML comment (blank lines between them allowed) 
                       (derived.items_per_second), memory (memory.peak_tracked_bytes, bytes), or
                       a dotted path under the record's "stagebench" object (a "_" in a key also
                       matches a space: phases.copy_back; a key may hold dots:
-                      counters.metrics.dram__bytes_read.sum); in a CSV record, a column name
-    per:PARAM         divided by the record's parameter PARAM (per:steps: per step)
+                      counters.metrics.dram__bytes_read.sum; a list's element by its index:
+                      activity.run.kernel_table.0.seconds); in a CSV record, a column name
+    per:PARAM         divided by the record's parameter PARAM (per:steps: per step), or by a
+                      quantity of it, a dotted path as value: takes (a kernel's launches:
+                      per:activity.run.kernel_table.0.launches)
     vs:P=V[+P=V]      a speed-up: the same quantity of the record found with P=V instead,
                       divided by this record's (vs:gpus=1: against the same stage on one GPU;
                       vs:variant=cpu-reference: against the reference)
@@ -138,6 +141,11 @@ class Record:
             return float(v)
         node, parts, i = self.data, q.split("."), 0
         while i < len(parts):
+            if isinstance(node, list) and parts[i].isdigit():  # an element by its index
+                if int(parts[i]) >= len(node):
+                    raise Failure("%s: '%s' has no element %s" % (self.name, q, parts[i]))
+                node, i = node[int(parts[i])], i + 1
+                continue
             if not isinstance(node, dict):
                 raise Failure("%s: '%s' is not an object" % (self.name, q))
             # the longest run of parts that names a key: metric names hold dots
@@ -302,6 +310,15 @@ def parse_subst(text, where):
     return out
 
 
+def per(rec, what):
+    """What per:WHAT divides by: the record's parameter WHAT, else its quantity WHAT."""
+    if what in rec.params:
+        return float(rec.params[what])
+    if "." not in what:
+        raise Failure("%s has no parameter '%s'" % (rec.name, what))
+    return rec.quantity(what)
+
+
 def compute(records, spec, quantity, where):
     """(value, record, base record or None) for the cell spec; a quantity given (also:) is the
     record's own, without per, vs, ratio or scale."""
@@ -327,15 +344,13 @@ def compute(records, spec, quantity, where):
                                                                  fmt_constraints(bc)))
             bval = base.quantity(q)
             if "per" in spec:
-                bval /= float(base.params[spec["per"]])
-            mine = val / float(rec.params[spec["per"]]) if "per" in spec else val
+                bval /= per(base, spec["per"])
+            mine = val / per(rec, spec["per"]) if "per" in spec else val
             val = bval / mine if key == "vs" else mine / bval
             break
     else:
         if "per" in spec:
-            if spec["per"] not in rec.params:
-                raise Failure("%s has no parameter '%s'" % (rec.name, spec["per"]))
-            val /= float(rec.params[spec["per"]])
+            val /= per(rec, spec["per"])
     if "scale" in spec:
         val *= float(spec["scale"])
     return val, rec, base
@@ -1072,7 +1087,9 @@ def self_test():
                                                 "time": {"median": 0.0443},
                                                 "steady": {"seconds": 0.0036},
                                                 "memory": {"peak_tracked_bytes": 54771032},
-                                                "phases": {"copy back": 0.338}}},
+                                                "phases": {"copy back": 0.338},
+                                                "kernels": [{"seconds": 0.5, "launches": 4},
+                                                            {"seconds": 0.9, "launches": 10}]}},
             {"name": "w/a/x:2", "stagebench": {"variant": "a", "status": "valid",
                                                 "params": {"x": "2", "steps": "100"},
                                                 "time": {"median": 3.1517}}},
@@ -1107,6 +1124,8 @@ def self_test():
                 "\nRun `tests/run.sh`, or tests/NAME.sh (a placeholder).\n"
                 "\nA step took [36.0 µs](r/a.json \"variant:a,x:1,value:steady,per:steps,unit:µs\"),"
                 " the paper's [17×](papers.md#p \"fig. 5\"), above [5 %](c.h \"LIMIT\").\n"
+                "\nA kernel: [90 ms](r/a.json \"variant:a,x:1,value:kernels.1.seconds,"
+                "per:kernels.1.launches\") a launch.\n"
                 "\nKept in the archive: [44.3 ms](r/e.tar.xz#x/a.json.xz \"variant:a,x:1\"), "
                 "b [3.1 %](r/e.tar.xz#x/out.txt \"b: slower by\") ([out](r/e.tar.xz#x/out.txt)); "
                 "at most [70.8 %](results/proof.md \"0 (0.0-\").\n")
@@ -1123,8 +1142,9 @@ def self_test():
             "tests/run.sh", "tests/moved.sh").replace("[36.0 µs]", "[36.1 µs]").replace(
             "papers.md#p ", "papers.md#q ").replace("[5 %]", "[6 %]").replace(
             "[44.3 ms](r/e", "[44.2 ms](r/e").replace("[3.1 %]", "[7.2 %]").replace(
-            "x/out.txt)", "x/gone.txt)").replace("[70.8 %]", "[70.9 %]")
-        cases = [(good, 0), (bad, 15)]
+            "x/out.txt)", "x/gone.txt)").replace("[70.8 %]", "[70.9 %]").replace(
+            "[90 ms]", "[125 ms]")
+        cases = [(good, 0), (bad, 16)]
         for text, want in cases:
             p = os.path.join(d, "doc.md")
             with open(p, "w") as f:
@@ -1140,7 +1160,7 @@ def self_test():
                     print("  " + pr)
                 return 1
     ROOT = saved
-    print("doc_numbers self-test: a right page passes, 15 planted mistakes are all reported")
+    print("doc_numbers self-test: a right page passes, 16 planted mistakes are all reported")
     return 0
 
 
