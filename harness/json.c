@@ -1,5 +1,6 @@
 #include "json.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <lzma.h>
@@ -11,6 +12,20 @@
 #include <unistd.h>
 
 #include "../cuda/base/error.h"
+
+void sb_remove_dir_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    char path[4400];
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            remove(path);
+        }
+    closedir(d);
+}
 
 int sb_make_parent_dirs(const char *path)
 {

@@ -43,6 +43,8 @@ void sb_records_sibling(const char *records, const char *ext, char *out, size_t 
 int sb_is_json_name(const char *name);
 /* Creates the directory part of path (mkdir -p). */
 int sb_make_parent_dirs(const char *path);
+/* Removes the files in folder dir (not its subfolders), leaving it empty of them. */
+void sb_remove_dir_files(const char *dir);
 /* PATH cut, in place, to the folder that holds it: "a/b" -> "a", "/b" -> "/", "b" -> ".". */
 void sb_cut_to_folder(char *path);
 

@@ -66,16 +66,21 @@ static uint64_t sum_end(checksum *c)
     return c->h;
 }
 
-const char *sb_refcache_dir(const sb_workload *w)
+static int cacheable(const sb_workload *w, const sb_variant *ref)
 {
-    const char *dir = getenv(SB_REFCACHE_ENV);
-    return dir && *dir && w->output_regions ? dir : NULL;
+    return w->output_regions && !(ref->needs & SB_NEEDS_GPU);
 }
 
-int sb_refcache_will_share(const sb_workload *w)
+const char *sb_refcache_dir(const sb_workload *w, const sb_variant *ref)
 {
     const char *dir = getenv(SB_REFCACHE_ENV);
-    return w->output_regions && (!dir || *dir);
+    return dir && *dir && cacheable(w, ref) ? dir : NULL;
+}
+
+int sb_refcache_will_share(const sb_workload *w, const sb_variant *ref)
+{
+    const char *dir = getenv(SB_REFCACHE_ENV);
+    return cacheable(w, ref) && (!dir || *dir);
 }
 
 /* The size and time of a file ("-" where it cannot be read): what changes when it is rebuilt
@@ -91,13 +96,13 @@ static void file_identity(FILE *f, const char *path)
 }
 
 /* The key: everything the reference's output depends on, as text (free it). */
-static char *key_text(const sb_workload *w, const char *ref, const sb_params *p, size_t *len)
+static char *key_text(const sb_workload *w, const sb_variant *ref, const sb_params *p, size_t *len)
 {
     char *text = NULL;
     FILE *f = open_memstream(&text, len);
     if (!f)
         return NULL;
-    fprintf(f, "workload %s\nreference %s\nprogram %s ", w->name, ref, SB_GIT_COMMIT);
+    fprintf(f, "workload %s\nreference %s\nprogram %s ", w->name, ref->name, SB_GIT_COMMIT);
     file_identity(f, "/proc/self/exe");
     fputc('\n', f);
     for (int i = 0; i < p->n; i++) {
@@ -134,14 +139,14 @@ static int regions_of(const sb_workload *w, const void *model, void *out, sb_reg
 
 /* What a load and a save share: the output's regions (*n), the key (returned, to free; *len its
  * length) and the file's path, named by the key's hash. NULL: this output is not cached. */
-static char *entry(const sb_workload *w, const char *ref, const sb_params *p, const void *model,
+static char *entry(const sb_workload *w, const sb_variant *ref, const sb_params *p, const void *model,
                    void *out, sb_region *r, int *n, size_t *len, char *path, size_t cap)
 {
-    const char *dir = sb_refcache_dir(w);
+    const char *dir = sb_refcache_dir(w, ref);
     char *key;
     if (!dir || (*n = regions_of(w, model, out, r)) < 0 || !(key = key_text(w, ref, p, len)))
         return NULL;
-    snprintf(path, cap, "%s/%s-%s-%016llx.out", dir, w->name, ref,
+    snprintf(path, cap, "%s/%s-%s-%016llx.out", dir, w->name, ref->name,
              (unsigned long long)fnv1a(FNV_START, key, *len));
     return key;
 }
@@ -155,7 +160,7 @@ static int read_summed(FILE *f, void *p, size_t n, checksum *c)
     return 0;
 }
 
-int sb_refcache_load(const sb_workload *w, const char *ref, const sb_params *p,
+int sb_refcache_load(const sb_workload *w, const sb_variant *ref, const sb_params *p,
                      const void *model, void *out)
 {
     sb_region r[SB_MAX_OUTPUT_REGIONS];
@@ -225,7 +230,7 @@ static int write_summed(FILE *f, const void *p, size_t n, checksum *c)
     return n && fwrite(p, 1, n, f) != n ? -1 : 0;
 }
 
-int sb_refcache_save(const sb_workload *w, const char *ref, const sb_params *p,
+int sb_refcache_save(const sb_workload *w, const sb_variant *ref, const sb_params *p,
                      const void *model, void *out)
 {
     sb_region r[SB_MAX_OUTPUT_REGIONS];
@@ -234,7 +239,7 @@ int sb_refcache_save(const sb_workload *w, const char *ref, const sb_params *p,
     char path[4096], tmp[4200], *key = entry(w, ref, p, model, out, r, &n, &len, path, sizeof path);
     if (!key)
         return 0;
-    const char *dir = sb_refcache_dir(w);
+    const char *dir = sb_refcache_dir(w, ref);
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     FILE *f = NULL;
     int ok = sb_make_parent_dirs(path) == 0 && (f = fopen(tmp, "wb")) != NULL;
@@ -273,16 +278,7 @@ static char shared_dir[4096];
 
 static void remove_folder(const char *dir)
 {
-    DIR *d = opendir(dir);
-    if (d) {
-        char path[4400];
-        for (struct dirent *e; (e = readdir(d));)
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-                snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-                remove(path);
-            }
-        closedir(d);
-    }
+    sb_remove_dir_files(dir);
     rmdir(dir);
 }
 

@@ -26,23 +26,24 @@ extern "C" {
 #define SB_REFCACHE_MAX_ENV "SB_REFERENCE_CACHE_MAX"
 #define SB_REFCACHE_MAX_BYTES ((double)(1 << 30))
 
-/* The cache's folder ($SB_REFERENCE_CACHE), or NULL when unset or empty, or when w cannot save
- * its outputs (no output_regions). */
-const char *sb_refcache_dir(const sb_workload *w);
+/* The cache's folder for reference `ref` of w ($SB_REFERENCE_CACHE), or NULL when unset or
+ * empty, when w cannot save its outputs (no output_regions), or for a GPU reference: only CPU
+ * references are kept (a GPU reference is one short run on the device). */
+const char *sb_refcache_dir(const sb_workload *w, const sb_variant *ref);
 
-/* 1 when the processes this one starts will share w's reference outputs: w can save them and
- * SB_REFERENCE_CACHE is not set empty (sb_refcache_share makes the folder when unset). */
-int sb_refcache_will_share(const sb_workload *w);
+/* 1 when the processes this one starts will share ref's outputs: as sb_refcache_dir, but with
+ * SB_REFERENCE_CACHE unset too (sb_refcache_share makes the folder then). */
+int sb_refcache_will_share(const sb_workload *w, const sb_variant *ref);
 
 /* 1: `out` (an output_new of model) now holds the cached output of reference `ref` for these
  * parameters; 0: not cached (or unreadable: a miss, never an error). */
-int sb_refcache_load(const sb_workload *w, const char *ref, const sb_params *p,
+int sb_refcache_load(const sb_workload *w, const sb_variant *ref, const sb_params *p,
                      const void *model, void *out);
 
 /* Saves `out`, the output reference `ref` made, for the next process: written to a temporary
  * file and renamed, so a reader sees a whole file or none. 1: saved; 0: not, with one warning
  * on stderr (the folder not writable, the disk full): the cache only saves time. */
-int sb_refcache_save(const sb_workload *w, const char *ref, const sb_params *p,
+int sb_refcache_save(const sb_workload *w, const sb_variant *ref, const sb_params *p,
                      const void *model, void *out);
 
 /* Before this process starts another (a repetition, an isolated variant, a gate's build): where

@@ -924,7 +924,7 @@ static double point_cost(const study *s, const study_run *run, const sb_params *
     sb_measure_options opt;
     char name[1100];
     double ref_one = NAN, cost = 0;
-    int ref_cached = ref && !(ref->needs & SB_NEEDS_GPU) && sb_refcache_will_share(w);
+    int ref_cached = ref && sb_refcache_will_share(w, ref);
     run_options(s, run, &opt);
     if (ref) {
         sb_benchmark_name(w, ref, params, name, sizeof name);

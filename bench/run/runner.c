@@ -1,7 +1,6 @@
 #include "runner.h"
 
 #include <errno.h>
-#include <glob.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -426,18 +425,6 @@ static void isolated_dir(const sb_records *r, char *dir, size_t cap)
         snprintf(dir, cap, ".isolated-%ld", (long)getpid());
 }
 
-static void remove_dir_files(const char *dir)
-{
-    char pattern[4200];
-    glob_t g;
-    snprintf(pattern, sizeof pattern, "%s/*", dir);
-    if (glob(pattern, 0, NULL, &g) == 0) {
-        for (size_t i = 0; i < g.gl_pathc; i++)
-            remove(g.gl_pathv[i]);
-        globfree(&g);
-    }
-}
-
 /* Runs job j in a process of its own and merges its record; a process that left none becomes a
  * failed record. *status: the record's status. 0, or -1 when records cannot be written or the
  * process cannot start. */
@@ -541,7 +528,7 @@ static int run_isolated(const sb_point *p, const job *j, const sb_variant *ref, 
     }
     rc = 0;
 done:
-    remove_dir_files(dir);
+    sb_remove_dir_files(dir);
     free(opt_buf);
     free(argv);
     free(params_buf);
@@ -644,9 +631,8 @@ int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *o)
         goto done;
     }
     int first = 0, cached = 0;
-    /* a CPU reference's output kept for the processes after this one (SB_REFERENCE_CACHE); a
-     * GPU reference runs faster than its output reads back */
-    int cache = !(ref->needs & SB_NEEDS_GPU) && sb_refcache_dir(w);
+    /* the reference's output kept for the processes after this one (SB_REFERENCE_CACHE) */
+    int cache = sb_refcache_dir(w, ref) != NULL;
     if (jobs[0].v == ref && !jobs[0].kept) {
         /* The reference output: from timing the reference when it is selected... */
         const job *j = &jobs[0];
@@ -665,9 +651,9 @@ int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *o)
             goto done;
         }
         if (cache)
-            sb_refcache_save(w, ref->name, p->params, model, ref_out);
+            sb_refcache_save(w, ref, p->params, model, ref_out);
         first = 1;
-    } else if (cache && sb_refcache_load(w, ref->name, p->params, model, ref_out)) {
+    } else if (cache && sb_refcache_load(w, ref, p->params, model, ref_out)) {
         /* ...else from the run of an earlier process of this gate run or study... */
         if (jobs[0].v == ref)
             keep(&jobs[0], p, o, named), first = 1;
@@ -707,7 +693,7 @@ int sb_point_run(const sb_point *p, sb_records *records, sb_point_outcome *o)
             goto done;
         }
         if (cache)
-            sb_refcache_save(w, ref->name, p->params, model, ref_out);
+            sb_refcache_save(w, ref, p->params, model, ref_out);
     }
     /* The dump before the variants' records: a point whose records are complete has its dump. */
     if (p->dump_output && w->output_write(model, ref_out, p->dump_output) != 0)
